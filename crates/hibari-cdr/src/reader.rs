@@ -1,0 +1,197 @@
+//! The decoding side: a bounds-checked [`CdrReader`] over borrowed bytes.
+//!
+//! Every read checks the remaining length first, so hostile input yields a
+//! [`CdrDecodeError`], never a panic. Counts are checked against the bytes
+//! left *before* anything is allocated, so a forged count of 4 billion cannot
+//! make the decoder reserve gigabytes. Padding content is never checked.
+
+use crate::error::CdrDecodeError;
+use crate::primitive::{Endian, Primitive};
+use crate::view::PrimSeq;
+
+/// How deep nested messages may go before decoding stops (dynamic decoders
+/// and JSON share it; typed messages are bounded by their definitions).
+pub const MAX_DEPTH: usize = 64;
+
+/// A cursor over one encapsulated CDR payload.
+#[derive(Debug, Clone)]
+pub struct CdrReader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    origin: usize,
+    endian: Endian,
+}
+
+impl<'a> CdrReader<'a> {
+    /// Reads the 4-byte encapsulation header; accepts plain CDR in either byte order.
+    pub fn new(buf: &'a [u8]) -> Result<Self, CdrDecodeError> {
+        let header: [u8; 4] = match buf.get(..4) {
+            Some(h) => h.try_into().expect("4 bytes"),
+            None => {
+                return Err(CdrDecodeError::Truncated {
+                    offset: 0,
+                    needed: 4,
+                    available: buf.len(),
+                })
+            }
+        };
+        let endian = match (header[0], header[1]) {
+            (0, 1) => Endian::Little,
+            (0, 0) => Endian::Big,
+            _ => return Err(CdrDecodeError::BadHeader(header)),
+        };
+        Ok(CdrReader {
+            buf,
+            pos: 4,
+            origin: 4,
+            endian,
+        })
+    }
+
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// Offset in the buffer, header included.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not yet read.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Checks that at most 3 bytes remain (ROS 2 readers' tolerance).
+    pub fn finish(&self) -> Result<(), CdrDecodeError> {
+        match self.remaining() {
+            0..=3 => Ok(()),
+            extra => Err(CdrDecodeError::TrailingBytes { extra }),
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CdrDecodeError> {
+        if n > self.remaining() {
+            return Err(CdrDecodeError::Truncated {
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            });
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    #[inline]
+    pub fn align(&mut self, n: usize) -> Result<(), CdrDecodeError> {
+        let rel = self.pos - self.origin;
+        let pad = (n - rel % n) % n;
+        self.take(pad).map(|_| ())
+    }
+
+    /// Reads one aligned primitive.
+    #[inline]
+    pub fn read<P: Primitive>(&mut self) -> Result<P, CdrDecodeError> {
+        self.align(P::SIZE)?;
+        let offset = self.pos;
+        let bytes = self.take(P::SIZE)?;
+        P::from_bytes(bytes, self.endian).ok_or(CdrDecodeError::InvalidBool {
+            offset,
+            value: bytes[0],
+        })
+    }
+
+    /// Reads a sequence count and checks that `count * min_elem_size` bytes
+    /// are left, so callers may allocate `count` elements safely.
+    #[inline]
+    pub fn read_count(&mut self, min_elem_size: usize) -> Result<usize, CdrDecodeError> {
+        let offset = self.pos;
+        let count = self.read::<u32>()? as usize;
+        let needed = count as u64 * min_elem_size.max(1) as u64;
+        if needed > self.remaining() as u64 {
+            return Err(CdrDecodeError::LengthTooLarge {
+                offset,
+                len: count as u64,
+                available: self.remaining(),
+            });
+        }
+        Ok(count)
+    }
+
+    /// Reads a string without copying. A length of 0 reads as `""` and a
+    /// missing NUL is tolerated (as Fast-CDR does).
+    pub fn read_str(&mut self) -> Result<&'a str, CdrDecodeError> {
+        let len = self.read_count(1)?;
+        let offset = self.pos;
+        let bytes = self.take(len)?;
+        let bytes = match bytes.split_last() {
+            Some((0, rest)) => rest,
+            _ => bytes,
+        };
+        std::str::from_utf8(bytes).map_err(|_| CdrDecodeError::InvalidUtf8 { offset })
+    }
+
+    /// Borrows `count` primitives as a view; empty arrays add no padding.
+    #[inline]
+    pub fn read_prim_seq<P: Primitive>(
+        &mut self,
+        count: usize,
+    ) -> Result<PrimSeq<'a, P>, CdrDecodeError> {
+        if count > 0 {
+            self.align(P::SIZE)?;
+        }
+        let offset = self.pos;
+        let len = count
+            .checked_mul(P::SIZE)
+            .ok_or(CdrDecodeError::LengthTooLarge {
+                offset,
+                len: count as u64,
+                available: self.remaining(),
+            })?;
+        let bytes = self.take(len)?;
+        if P::SIZE == 1 && std::any::TypeId::of::<P>() == std::any::TypeId::of::<bool>() {
+            if let Some(i) = bytes.iter().position(|&b| b > 1) {
+                return Err(CdrDecodeError::InvalidBool {
+                    offset: offset + i,
+                    value: bytes[i],
+                });
+            }
+        }
+        Ok(PrimSeq::new(bytes, self.endian))
+    }
+
+    /// Reads a counted primitive sequence (`T[]`, `T[<=N]`) as a view.
+    #[inline]
+    pub fn read_prim_seq_counted<P: Primitive>(
+        &mut self,
+    ) -> Result<PrimSeq<'a, P>, CdrDecodeError> {
+        let count = self.read_count(P::SIZE)?;
+        self.read_prim_seq(count)
+    }
+
+    /// Reads a counted primitive sequence into `out`, reusing its allocation.
+    #[inline]
+    pub fn read_prim_vec_into<P: Primitive>(
+        &mut self,
+        out: &mut Vec<P>,
+    ) -> Result<(), CdrDecodeError> {
+        let view = self.read_prim_seq_counted::<P>()?;
+        view.copy_into(out);
+        Ok(())
+    }
+
+    /// Reads a fixed array of `N` primitives.
+    #[inline]
+    pub fn read_prim_array<P: Primitive, const N: usize>(
+        &mut self,
+    ) -> Result<[P; N], CdrDecodeError> {
+        let view = self.read_prim_seq::<P>(N)?;
+        let mut out = [P::default(); N];
+        for (slot, v) in out.iter_mut().zip(view.iter()) {
+            *slot = v;
+        }
+        Ok(out)
+    }
+}
