@@ -36,7 +36,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     import rosbags  # noqa: F401  (presence check)
@@ -51,7 +51,15 @@ except ImportError:
     sys.exit(2)
 
 if TYPE_CHECKING:
-    from rosbags.interfaces.typing import ConstantDesc, FieldDesc, Typesdict
+    from rosbags.interfaces.typing import (
+        BaseDesc,
+        Basetype,
+        Constdefs,
+        FieldDesc,
+        Fielddefs,
+        NameDesc,
+        Typesdict,
+    )
     from rosbags.typesys.store import Typestore
 
 ROSBAGS_VERSION = '0.11.9'
@@ -116,24 +124,23 @@ def msg_ref(typename: str) -> str:
 
 def render_type(desc: FieldDesc) -> str:
     """Render a rosbags field descriptor as a `.msg` type string."""
-    kind, arg = desc
+    kind = desc[0]
     if kind == Nodetype.BASE:
-        base, bound = arg
+        base, bound = cast('Basetype', desc[1])
         if bound:
             if base not in ('string', 'wstring'):
                 raise GenError(f'bound on non-string base type {base!r}')
             return f'{base}<={bound}'
         return str(base)
     if kind == Nodetype.NAME:
-        return msg_ref(str(arg))
+        return msg_ref(cast(str, desc[1]))
+    inner, size = cast('tuple[BaseDesc | NameDesc, int]', desc[1])
     if kind == Nodetype.ARRAY:
-        inner, size = arg
         if not size:
             raise GenError('fixed-size array with size 0')
         return f'{render_type(inner)}[{size}]'
     if kind == Nodetype.SEQUENCE:
-        inner, bound = arg
-        return f'{render_type(inner)}[<={bound}]' if bound else f'{render_type(inner)}[]'
+        return f'{render_type(inner)}[<={size}]' if size else f'{render_type(inner)}[]'
     raise GenError(f'unknown node type {kind!r}')
 
 
@@ -160,7 +167,7 @@ def render_value(typ: str, value: object) -> str:
     raise GenError(f'unsupported constant value {value!r} of type {typ}')
 
 
-def content_fields(fields: list[tuple[str, FieldDesc]]) -> list[tuple[str, FieldDesc]]:
+def content_fields(fields: Fielddefs) -> Fielddefs:
     """Fields as written in `.msg`: drop rosidl's dummy member of empty structs."""
     if len(fields) == 1 and fields[0][0] == EMPTY_STRUCT_MEMBER:
         return []
@@ -169,7 +176,7 @@ def content_fields(fields: list[tuple[str, FieldDesc]]) -> list[tuple[str, Field
     return fields
 
 
-def render_body(constants: list[ConstantDesc], fields: list[tuple[str, FieldDesc]]) -> str:
+def render_body(constants: Constdefs, fields: Fielddefs) -> str:
     lines = [f'{typ} {name}={render_value(typ, value)}' for name, typ, value in constants]
     lines += [f'{render_type(desc)} {name}' for name, desc in content_fields(fields)]
     return ''.join(f'{line}\n' for line in lines)
@@ -237,8 +244,9 @@ def normalize_msgdef(text: str, pkg: str, ours: bool) -> list[str]:
         line = raw.split('#', 1)[0].strip() if ours else raw.strip()
         if not line:
             continue
-        decl, eq, value = line.partition('=')
-        typ, name = decl.split()
+        typ, rest = line.split(None, 1)  # the type token never contains spaces
+        name, eq, value = rest.partition('=')
+        name = name.strip()
         if eq:
             value = value.strip()
             if ours:
@@ -262,6 +270,7 @@ def check_against_rosbags(out: DistroOutput) -> list[str]:
             problems.append(f'{out.distro} {name}: differs from generate_msgdef\n'
                             f'    ours:    {a}\n    rosbags: {b}')
 
+        problems += [f'{out.distro} {name}: {p}' for p in strict_line_problems(text)]
         parsed: Typesdict = get_types_from_msg(text, name)
         if set(parsed) != {name}:
             problems.append(f'{out.distro} {name}: re-parse produced {sorted(parsed)}')
@@ -307,6 +316,29 @@ def check_disk(out: DistroOutput) -> list[str]:
     return problems
 
 
+PRIMITIVES = ('bool|byte|char|float32|float64|int8|uint8|int16|uint16|int32|uint32|int64|uint64'
+              '|string|wstring')
+TYPE_TOKEN_RE = re.compile(
+    rf'^(?:(?:{PRIMITIVES})|(?:string|wstring)<=[1-9][0-9]*'
+    r'|(?:[a-z][a-z0-9_]*/)?[A-Z][A-Za-z0-9]*)(?:\[(?:[1-9][0-9]*|<=[1-9][0-9]*)?\])?$',
+)
+FIELD_LINE_RE = re.compile(r'^(\S+)\s+([a-z][a-z0-9_]*)$')
+CONST_LINE_RE = re.compile(r'^(\S+)\s+([A-Z][A-Z0-9_]*)\s*=\s*(\S.*)$')
+
+
+def strict_line_problems(text: str) -> list[str]:
+    """Line-level syntax check without defaults (rosbags' parser ignores trailing junk)."""
+    problems: list[str] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split('#', 1)[0].strip()
+        if not line or line == '---':
+            continue
+        m = CONST_LINE_RE.match(line) or FIELD_LINE_RE.match(line)
+        if not m or not TYPE_TOKEN_RE.match(m.group(1)):
+            problems.append(f'line {lineno}: not a plain field or constant line: {raw!r}')
+    return problems
+
+
 def split_sections(text: str) -> list[str]:
     sections: list[list[str]] = [[]]
     for line in text.splitlines():
@@ -336,18 +368,17 @@ def check_handwritten(outs: list[DistroOutput]) -> list[str]:
         hand: dict[Path, str] = {}
         for path in existing_files(distro_dir):
             rel = path.relative_to(distro_dir)
-            if rel in out.files:
-                continue
+            if rel in out.files or is_generated(path):
+                continue  # generated (stale ones are reported by check_disk)
             text = path.read_text(encoding='utf-8')
             hand[rel] = text
-            if path.name == 'README.md':
-                continue
             if not text.startswith(HANDWRITTEN_MARKER):
                 problems.append(f'{out.distro}: {rel} has no "{HANDWRITTEN_MARKER}" header line')
             kinds = suffixes.get(path.suffix)
             if kinds is None or len(rel.parts) != 3 or rel.parts[1] != path.suffix[1:]:
                 problems.append(f'{out.distro}: unexpected hand-written file {rel}')
                 continue
+            problems += [f'{out.distro}: {rel}: {p}' for p in strict_line_problems(text)]
             sections = split_sections(text)
             if len(sections) != len(kinds):
                 problems.append(f'{out.distro}: {rel}: {len(sections)} sections, '
