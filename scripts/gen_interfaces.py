@@ -176,9 +176,19 @@ def content_fields(fields: Fielddefs) -> Fielddefs:
     return fields
 
 
-def render_body(constants: Constdefs, fields: Fielddefs) -> str:
-    lines = [f'{typ} {name}={render_value(typ, value)}' for name, typ, value in constants]
-    lines += [f'{render_type(desc)} {name}' for name, desc in content_fields(fields)]
+# Field default values of the upstream files. rosbags does not keep defaults, so
+# the ones whose value is not the type's zero are restored from this table.
+UPSTREAM_DEFAULTS: dict[str, dict[str, str]] = {
+    'geometry_msgs/msg/Quaternion': {'x': '0', 'y': '0', 'z': '0', 'w': '1'},
+}
+
+
+def render_body(constants: Constdefs, fields: Fielddefs, name: str = '') -> str:
+    defaults = UPSTREAM_DEFAULTS.get(name, {})
+    lines = [f'{typ} {cname}={render_value(typ, value)}' for cname, typ, value in constants]
+    for fname, desc in content_fields(fields):
+        default = defaults.get(fname)
+        lines.append(f'{render_type(desc)} {fname}' + (f' {default}' if default else ''))
     return ''.join(f'{line}\n' for line in lines)
 
 
@@ -206,7 +216,7 @@ def render_distro(distro: str, version: str) -> DistroOutput:
             raise GenError(f'{name}: rosbags store holds a non-message type')
         constants, fields = store.fielddefs[name]
         try:
-            body = render_body(constants, fields)
+            body = render_body(constants, fields, name)
         except GenError as exc:
             raise GenError(f'{distro} {name}: {exc}') from exc
         rel = Path(pkg) / 'msg' / f'{short}.msg'
@@ -253,7 +263,8 @@ def normalize_msgdef(text: str, pkg: str, ours: bool) -> list[str]:
                 value = unrender_value(typ, value)
             out.append(f'{unqualify(typ, pkg)} {name}={value}')
         else:
-            out.append(f'{unqualify(typ, pkg)} {name}')
+            # rosbags' generate_msgdef drops default values: compare without them.
+            out.append(f'{unqualify(typ, pkg)} {name.split()[0]}')
     return out
 
 
@@ -322,7 +333,7 @@ TYPE_TOKEN_RE = re.compile(
     rf'^(?:(?:{PRIMITIVES})|(?:string|wstring)<=[1-9][0-9]*'
     r'|(?:[a-z][a-z0-9_]*/)?[A-Z][A-Za-z0-9]*)(?:\[(?:[1-9][0-9]*|<=[1-9][0-9]*)?\])?$',
 )
-FIELD_LINE_RE = re.compile(r'^(\S+)\s+([a-z][a-z0-9_]*)$')
+FIELD_LINE_RE = re.compile(r'^(\S+)\s+([a-z][a-z0-9_]*)(\s+[-+0-9.eE]+)?$')  # numeric default allowed
 CONST_LINE_RE = re.compile(r'^(\S+)\s+([A-Z][A-Z0-9_]*)\s*=\s*(\S.*)$')
 
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what hibari's build, demo and tests need. Idempotent: every step
+# checks first and does nothing when the thing is already there.
+#   scripts/setup.sh          everything the test suite needs
+#   scripts/setup.sh --build  only what building and the demo need
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+mode=${1:-}
+
+log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*"; }
+
+# --- Rust -------------------------------------------------------------------
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; else
+    echo "cargo not found: install Rust (rustup) first" >&2; exit 1; fi
+fi
+for comp in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$comp"; then
+    log "rustup component add $comp"; rustup component add "$comp" || true
+  fi
+done
+
+# --- Debian packages ----------------------------------------------------------
+need_apt=()
+command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  log "apt-get install ${need_apt[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+[ "$mode" = "--build" ] && exit 0
+
+# --- Python: the rosbags oracle and test tools, in a project venv -------------
+VENV=$ROOT/.venv
+if [ ! -x "$VENV/bin/python" ]; then
+  log "python3 -m venv .venv"; python3 -m venv "$VENV"
+fi
+want_py="rosbags==0.11.9 pytest"
+if ! "$VENV/bin/python" -c 'import rosbags, pytest' >/dev/null 2>&1 \
+   || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("rosbags"))')" != "0.11.9" ]; then
+  log "pip install $want_py"; "$VENV/bin/pip" install -q $want_py
+fi
+
+# --- cargo-fuzz (the fuzz targets run on stable with RUSTC_BOOTSTRAP=1) -------
+if ! command -v cargo-fuzz >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo-fuzz" ]; then
+  log "cargo install cargo-fuzz"; cargo install cargo-fuzz --locked -q
+fi
+log "ready"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite: what CI runs (.ci/run). Installs what it needs first.
+#   fmt, clippy -D warnings, cargo tests (unit, integration, doc), the rosbags
+#   byte-for-byte cross-check of every bundled type in both distros, and a short
+#   run of every fuzz target.
+# Environment: FUZZ_SECONDS (default 20 per target), CROSSCHECK_SAMPLES (default 3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test"
+cargo test --workspace 2>&1 | tee target/cargo-test.log
+grep -q "test result: ok" target/cargo-test.log
+
+step "rosbags cross-check (pytest)"
+cargo build --release -p hibari-crosscheck
+HIBARI_CROSSCHECK_BIN="$ROOT/target/release/hibari-crosscheck" \
+  "$ROOT/.venv/bin/python" -m pytest -q tests/python
+
+step "fuzz targets (${FUZZ_SECONDS:-20}s each)"
+scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
