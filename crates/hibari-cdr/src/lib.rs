@@ -28,7 +28,7 @@ mod view;
 mod writer;
 
 pub use error::{CdrDecodeError, CdrEncodeError};
-pub use message::{Action, HasView, Message, MessageView, Service};
+pub use message::{Action, HasView, Message, MessageView, Service, TypeVisitor};
 pub use primitive::{Endian, Primitive};
 pub use reader::{CdrReader, MAX_DEPTH};
 pub use view::PrimSeq;

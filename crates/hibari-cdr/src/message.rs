@@ -181,3 +181,12 @@ pub trait Action: Send + Sync + 'static {
     /// `pkg/action/Name`.
     const TYPE_NAME: &'static str;
 }
+
+/// Calls back with a concrete message type chosen at run time by name: the
+/// generated `visit_type(name, visitor)` of each distro module matches the
+/// name and calls [`visit`](TypeVisitor::visit) with that type. Tools that
+/// handle "any bundled type" (tests, fuzzers, benchmarks) use this.
+pub trait TypeVisitor {
+    type Output;
+    fn visit<M: HasView>(self) -> Self::Output;
+}

@@ -82,7 +82,40 @@ impl<'r> Context<'r> {
             }
             let _ = writeln!(out, "}}");
         }
+        self.emit_visit(&mut out, &by_pkg);
         out
+    }
+
+    fn emit_visit(
+        &self,
+        out: &mut String,
+        by_pkg: &BTreeMap<&str, BTreeMap<InterfaceKind, Vec<&MessageDef>>>,
+    ) {
+        let defs: Vec<&MessageDef> = by_pkg
+            .values()
+            .flat_map(|k| k.values().flatten().copied())
+            .collect();
+        let _ = writeln!(out, "/// Every message type generated here, by ROS name.");
+        let _ = writeln!(out, "pub const TYPE_NAMES: &[&str] = &[");
+        for d in &defs {
+            let _ = writeln!(out, "    \"{}\",", d.name);
+        }
+        let _ = writeln!(out, "];\n");
+        let _ = writeln!(out, "/// Calls `visitor` with the message type named `type_name` (`pkg/msg/Name`), if generated here.");
+        let _ = writeln!(out, "pub fn visit_type<V: ::hibari_cdr::TypeVisitor>(type_name: &str, visitor: V) -> ::core::option::Option<V::Output> {{");
+        let _ = writeln!(out, "    match type_name {{");
+        for d in &defs {
+            let _ = writeln!(
+                out,
+                "        \"{}\" => ::core::option::Option::Some(visitor.visit::<{}>()),",
+                d.name,
+                self.type_path(&d.name)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "        _ => ::core::option::Option::None,\n    }}\n}}"
+        );
     }
 
     fn emit_markers(&self, out: &mut String, pkg: &str, kind: InterfaceKind) {

@@ -25,7 +25,7 @@
 //! assert_eq!(view.data.as_slice().unwrap(), &[7u8; 24][..]);
 //! ```
 
-pub use hibari_cdr::{Action, HasView, Message, MessageView, PrimSeq, Service};
+pub use hibari_cdr::{Action, HasView, Message, MessageView, PrimSeq, Service, TypeVisitor};
 
 /// ROS 2 Humble Hawksbill definitions.
 #[allow(missing_docs, clippy::all)]

@@ -23,6 +23,7 @@
 
 pub use hibari_cdr::{
     Action, CdrDecodeError, CdrEncodeError, HasView, Message, MessageView, PrimSeq, Service,
+    TypeVisitor,
 };
 
 /// Generated message, service and action types (Jazzy at the root; `humble`, `jazzy`).
