@@ -34,6 +34,7 @@ pub struct Context<'r> {
     local: Vec<String>,
     local_root: String,
     external_root: String,
+    cdr_path: String,
 }
 
 impl<'r> Context<'r> {
@@ -51,7 +52,15 @@ impl<'r> Context<'r> {
             local: packages.into_iter().collect(),
             local_root: local_root.to_owned(),
             external_root: external_root.to_owned(),
+            cdr_path: "::hibari_cdr".to_owned(),
         }
+    }
+
+    /// Where generated code finds the CDR runtime (default `::hibari_cdr`;
+    /// user crates that depend only on `hibari` use `::hibari::cdr`).
+    pub fn with_cdr_path(mut self, path: &str) -> Self {
+        self.cdr_path = path.to_owned();
+        self
     }
 
     /// The Rust source of all local packages, as nested modules.
@@ -69,7 +78,7 @@ impl<'r> Context<'r> {
         }
         let mut out = String::new();
         for (pkg, kinds) in &by_pkg {
-            let _ = writeln!(out, "#[allow(non_camel_case_types, clippy::all, unused_imports, unused_variables, unused_mut)]\npub mod {pkg} {{");
+            let _ = writeln!(out, "#[allow(non_camel_case_types, clippy::all, unused_imports, unused_variables, unused_mut, unreachable_code)]\npub mod {pkg} {{");
             for (kind, defs) in kinds {
                 let _ = writeln!(out, "pub mod {} {{", kind.as_str());
                 for def in defs {
@@ -83,6 +92,9 @@ impl<'r> Context<'r> {
             let _ = writeln!(out, "}}");
         }
         self.emit_visit(&mut out, &by_pkg);
+        if self.cdr_path != "::hibari_cdr" {
+            out = out.replace("::hibari_cdr::", &format!("{}::", self.cdr_path));
+        }
         out
     }
 
@@ -196,8 +208,18 @@ pub enum CodegenBuildError {
 /// For a user crate's `build.rs`: generates Rust types for every package
 /// found under `roots` (folders of packages, or package folders, each with
 /// `msg/`, `srv/`, `action/`), on top of the bundled Jazzy interfaces, into
-/// `$OUT_DIR/hibari_interfaces.rs`. Include it with
-/// `include!(concat!(env!("OUT_DIR"), "/hibari_interfaces.rs"));`.
+/// `$OUT_DIR/hibari_interfaces.rs`.
+///
+/// The crate depends on `hibari` (the generated code refers to
+/// `::hibari::cdr` and to bundled types under `::hibari::msg`) and includes the
+/// file **at its root**, so that `crate::my_pkg::msg::MyType` resolves:
+///
+/// ```text
+/// // build.rs
+/// fn main() { hibari_codegen::build(&[std::path::Path::new("interfaces")]).unwrap(); }
+/// // src/lib.rs
+/// include!(concat!(env!("OUT_DIR"), "/hibari_interfaces.rs"));
+/// ```
 pub fn build(roots: &[&Path]) -> Result<PathBuf, CodegenBuildError> {
     let mut registry = Registry::bundled(hibari_idl::Distro::Jazzy);
     let mut local = Vec::new();
@@ -213,7 +235,9 @@ pub fn build(roots: &[&Path]) -> Result<PathBuf, CodegenBuildError> {
         registry.add_search_path(root)?;
     }
     registry.validate()?;
-    let code = Context::new(&registry, local, "crate", "::hibari_msgs").generate();
+    let code = Context::new(&registry, local, "crate", "::hibari::msg")
+        .with_cdr_path("::hibari::cdr")
+        .generate();
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_else(|| ".".into()));
     let path = out_dir.join("hibari_interfaces.rs");
     std::fs::write(&path, code).map_err(|source| CodegenBuildError::Write {
