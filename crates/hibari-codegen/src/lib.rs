@@ -67,7 +67,7 @@ impl<'r> Context<'r> {
     pub fn generate(&self) -> String {
         let mut by_pkg: BTreeMap<&str, BTreeMap<InterfaceKind, Vec<&MessageDef>>> = BTreeMap::new();
         for m in self.registry.messages() {
-            if self.local.iter().any(|p| *p == m.name.package) {
+            if self.local.contains(&m.name.package) {
                 by_pkg
                     .entry(m.name.package.as_str())
                     .or_default()
@@ -176,7 +176,7 @@ fn emit_service(
 
 impl PathResolver for Context<'_> {
     fn type_path(&self, name: &TypeName) -> String {
-        let root = if self.local.iter().any(|p| *p == name.package) {
+        let root = if self.local.contains(&name.package) {
             &self.local_root
         } else {
             &self.external_root
@@ -197,7 +197,7 @@ pub enum CodegenBuildError {
     #[error(transparent)]
     Load(#[from] hibari_idl::IdlLoadError),
     #[error(transparent)]
-    Resolve(#[from] hibari_idl::IdlResolveError),
+    Resolve(Box<hibari_idl::IdlResolveError>),
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
@@ -234,7 +234,9 @@ pub fn build(roots: &[&Path]) -> Result<PathBuf, CodegenBuildError> {
         }
         registry.add_search_path(root)?;
     }
-    registry.validate()?;
+    registry
+        .validate()
+        .map_err(|e| CodegenBuildError::Resolve(Box::new(e)))?;
     let code = Context::new(&registry, local, "crate", "::hibari::msg")
         .with_cdr_path("::hibari::cdr")
         .generate();

@@ -146,7 +146,7 @@ fn defaults_and_constants_come_from_the_definition() {
     assert_eq!(d.arr, [1, 2, 3]);
     assert_eq!(d.b, vec![1.5, -2.0]);
     assert_eq!(d.flags, [true, false]);
-    assert!(Defaults::C_BOOL);
+    const { assert!(Defaults::C_BOOL) };
     assert_eq!(Defaults::C_INT64, i64::MIN);
     assert_eq!(Defaults::C_UINT64, u64::MAX);
     assert_eq!(Defaults::C_HEX, 0x1f);

@@ -69,11 +69,16 @@ pub fn run(args: DemoArgs) -> Result<()> {
 
     // 3. A camera frame laid out in place and read through a zero-copy view.
     let (w, h) = (args.width, args.height);
-    let pixels = (w as usize) * (h as usize) * 3;
+    let step = w.checked_mul(3).ok_or_else(|| {
+        anyhow::anyhow!("--width {w} is too large: a row of rgb8 pixels would exceed 4 GiB")
+    })?;
+    let pixels = (step as usize)
+        .checked_mul(h as usize)
+        .ok_or_else(|| anyhow::anyhow!("a {w}x{h} rgb8 image does not fit in memory"))?;
     let meta = Image {
         width: w,
         height: h,
-        step: w * 3,
+        step,
         encoding: "rgb8".into(),
         ..Default::default()
     };
