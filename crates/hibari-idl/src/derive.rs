@@ -40,9 +40,11 @@ fn nested(name: &str, ty: &TypeName) -> Field {
     field(name, BaseType::Named(ty.clone()), ArrayKind::Single)
 }
 
-/// How a derived part names a type in its synthesized text: `pkg/Type`.
+/// How a derived part names a type in its synthesized text: the full
+/// `pkg/action/Type`, so the name matches the `MSG:` header of its section in
+/// `msgdef_text` (a short `pkg/Type` would read as `pkg/msg/Type`).
 fn short(ty: &TypeName) -> String {
-    format!("{}/{}", ty.package, ty.name)
+    ty.to_string()
 }
 
 fn message(name: TypeName, fields: Vec<Field>, source: String) -> MessageDef {

@@ -287,7 +287,7 @@ fn show_prints_service_and_action_parts_between_separators() {
         .show(&name("tf2_msgs/action/LookupTransform_SendGoal"))
         .unwrap();
     assert!(
-        send_goal.contains("tf2_msgs/LookupTransform_Goal goal\n\tstring target_frame\n"),
+        send_goal.contains("tf2_msgs/action/LookupTransform_Goal goal\n\tstring target_frame\n"),
         "{send_goal}"
     );
     let err = registry.show(&name("nope/msg/Nothing")).unwrap_err();

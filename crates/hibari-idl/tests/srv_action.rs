@@ -151,7 +151,7 @@ fn an_action_has_goal_result_feedback_and_the_derived_parts() {
     );
     assert_eq!(
         action.send_goal.request.source,
-        "unique_identifier_msgs/UUID goal_id\nexample/Fibonacci_Goal goal\n"
+        "unique_identifier_msgs/UUID goal_id\nexample/action/Fibonacci_Goal goal\n"
     );
     assert_eq!(
         action.get_result.response.fields[0].ty.base,
