@@ -135,7 +135,7 @@ impl<L: TypeLookup + ?Sized> Decoder<'_, '_, L> {
                 Prim::UInt32 => Value::UInt(r.read::<u32>()?.into()),
                 Prim::Int64 => Value::Int(r.read::<i64>()?),
                 Prim::UInt64 => Value::UInt(r.read::<u64>()?),
-                Prim::Float32 => Value::Float(r.read::<f32>()?.into()),
+                Prim::Float32 => Value::Float(crate::schema::widen_f32(r.read::<f32>()?)),
                 Prim::Float64 => Value::Float(r.read::<f64>()?),
             },
             BaseType::String { .. } => Value::String(r.read_str()?.to_owned()),

@@ -209,7 +209,7 @@ impl<L: TypeLookup + ?Sized, S: CdrSink> Encoder<'_, L, S> {
                 Value::Bool(b) => Ok(w.write(*b)?),
                 _ => Err(mismatch("bool", v)),
             },
-            Prim::Float32 => Ok(w.write(float(p, v)? as f32)?),
+            Prim::Float32 => Ok(w.write(crate::schema::narrow_f64(float(p, v)?))?),
             Prim::Float64 => Ok(w.write(float(p, v)?)?),
             _ => {
                 let i = int(p, v)?;

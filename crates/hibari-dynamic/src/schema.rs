@@ -17,10 +17,39 @@ pub(crate) fn int_scalar(p: Prim, i: i128) -> Option<Value> {
     })
 }
 
+/// Widens an `f32` to `f64` keeping a NaN's payload and signalling bit
+/// (a plain `as` conversion quiets a signalling NaN, which would change the
+/// bytes of a decode→encode round trip).
+pub(crate) fn widen_f32(x: f32) -> f64 {
+    if x.is_nan() {
+        let b = x.to_bits() as u64;
+        let sign = (b >> 31) << 63;
+        let mantissa = (b & 0x007f_ffff) << 29;
+        f64::from_bits(sign | 0x7ff0_0000_0000_0000 | mantissa)
+    } else {
+        x as f64
+    }
+}
+
+/// Narrows back to `f32`, the inverse of [`widen_f32`] for NaNs.
+pub(crate) fn narrow_f64(x: f64) -> f32 {
+    if x.is_nan() {
+        let b = x.to_bits();
+        let sign = ((b >> 63) as u32) << 31;
+        let mut mantissa = ((b >> 29) & 0x007f_ffff) as u32;
+        if mantissa == 0 {
+            mantissa = 0x0040_0000; // a NaN whose payload sat only in the low bits
+        }
+        f32::from_bits(sign | 0x7f80_0000 | mantissa)
+    } else {
+        x as f32
+    }
+}
+
 /// Rounds to the field's precision, so a `float32` holds an exact `f32`.
 pub(crate) fn float_for(p: Prim, x: f64) -> f64 {
     match p {
-        Prim::Float32 => x as f32 as f64,
+        Prim::Float32 => widen_f32(narrow_f64(x)),
         _ => x,
     }
 }
@@ -126,4 +155,18 @@ pub(crate) fn min_wire_size(base: &BaseType) -> usize {
 /// Whether arrays of this base are kept as `Value::Bytes`.
 pub(crate) fn is_byte_like(p: Prim) -> bool {
     matches!(p, Prim::Byte | Prim::Char | Prim::UInt8)
+}
+
+#[cfg(test)]
+mod nan_bits {
+    use super::{narrow_f64, widen_f32};
+
+    #[test]
+    fn a_signalling_float32_nan_survives_widening_and_narrowing_bit_for_bit() {
+        for bits in [0x7f80_0001u32, 0x7fc0_0000, 0xffbf_ffff, 0x7f80_1234, 0xff80_0001] {
+            let x = f32::from_bits(bits);
+            assert_eq!(narrow_f64(widen_f32(x)).to_bits(), bits, "{bits:#x}");
+        }
+        assert_eq!(narrow_f64(widen_f32(1.5)), 1.5);
+    }
 }
