@@ -163,7 +163,13 @@ mod nan_bits {
 
     #[test]
     fn a_signalling_float32_nan_survives_widening_and_narrowing_bit_for_bit() {
-        for bits in [0x7f80_0001u32, 0x7fc0_0000, 0xffbf_ffff, 0x7f80_1234, 0xff80_0001] {
+        for bits in [
+            0x7f80_0001u32,
+            0x7fc0_0000,
+            0xffbf_ffff,
+            0x7f80_1234,
+            0xff80_0001,
+        ] {
             let x = f32::from_bits(bits);
             assert_eq!(narrow_f64(widen_f32(x)).to_bits(), bits, "{bits:#x}");
         }
