@@ -24,7 +24,13 @@ grep -q "test result: ok" target/cargo-test.log
 step "rosbags cross-check (pytest)"
 cargo build --release -p hibari-crosscheck
 HIBARI_CROSSCHECK_BIN="$ROOT/target/release/hibari-crosscheck" \
-  "$ROOT/.venv/bin/python" -m pytest -q tests/python
+  "$ROOT/.venv/bin/python" -m pytest -q tests/python 2>&1 | tee target/pytest.log
+[ "${PIPESTATUS[0]}" -eq 0 ]
 
 step "fuzz targets (${FUZZ_SECONDS:-20}s each)"
 scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+
+# One closing line for the whole suite: cargo's and pytest's counts added up.
+rust=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
+py=$(grep -Eo '^[0-9]+ passed' target/pytest.log | awk '{s+=$1} END {print s+0}')
+printf '\nsummary: %d passed, 0 failed\n' "$((rust + py))"
