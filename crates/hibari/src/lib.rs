@@ -1,6 +1,41 @@
 //! hibari: publish/subscribe middleware for robots.
 //!
-//! This crate is the public API. Today it offers the message layer:
+//! This crate is the public API: a ROS 2–style runtime and the message layer.
+//!
+//! # The runtime
+//!
+//! A [`Context`] is one domain and its transport (today the in-process one:
+//! samples are handed over, never serialized or copied). It creates
+//! [`Node`]s, whose names and topic names follow ROS 2's rules
+//! ([`names`]) and the command line's remapping rules
+//! (`--ros-args -r chatter:=talk`). A node creates [`Publisher`]s,
+//! [`Subscription`]s, steady [`Timer`]s and [`GuardCondition`]s; an executor
+//! ([`SingleThreadedExecutor`], [`MultiThreadedExecutor`]) runs their
+//! callbacks, sleeping without using CPU while nothing is ready.
+//!
+//! ```
+//! use hibari::msg::std_msgs::msg::String as RosString;
+//! use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
+//! use std::time::Duration;
+//!
+//! let context = Context::builder().isolated().create()?;
+//! let talker = context.create_node("talker")?;
+//! let listener = context.create_node("listener")?;
+//! let publisher = talker.create_publisher::<RosString>("chatter", QosProfile::default())?;
+//! let _subscription = listener.create_subscription(
+//!     "chatter",
+//!     QosProfile::default(),
+//!     |msg: RosString, info: SampleInfo| println!("heard {} (#{})", msg.data, info.sequence),
+//! )?;
+//! publisher.publish(RosString { data: "hello".into() })?; // moved, not copied
+//!
+//! let executor = SingleThreadedExecutor::new();
+//! executor.add_node(&listener)?;
+//! assert!(executor.spin_once(Duration::from_secs(1)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The message layer
 //!
 //! - [`msg`]: generated Rust types for the bundled ROS 2 interfaces
 //!   (`hibari::msg::sensor_msgs::msg::Image`), byte-identical to ROS 2 CDR, with
@@ -20,6 +55,36 @@
 //! assert_eq!(bytes, b"\x00\x01\x00\x00\x06\x00\x00\x00hello\x00");
 //! assert_eq!(RosString::from_cdr(&bytes).unwrap().data, "hello");
 //! ```
+
+pub mod callback;
+mod context;
+mod executor;
+mod multi;
+pub mod names;
+mod node;
+mod pubsub;
+mod remap;
+mod timer;
+mod wait;
+
+#[cfg(test)]
+mod tests;
+
+pub use callback::{MessageCallback, SubscriptionCallback};
+pub use context::{Context, ContextBuilder, ContextCreateError, NodeCreateError, DOMAIN_ID_ENV};
+pub use executor::{NodeAddError, SingleThreadedExecutor};
+pub use multi::MultiThreadedExecutor;
+pub use names::NameError;
+pub use node::Node;
+pub use pubsub::{
+    PublishError, Publisher, PublisherCreateError, Subscription, SubscriptionCreateError,
+};
+pub use timer::{GuardCondition, Timer, TimerCreateError};
+
+pub use hibari_transport::{
+    Durability, History, Liveliness, PayloadError, PublisherId, QosProfile, Reliability,
+    SampleInfo, Shared, TypeAdapter,
+};
 
 pub use hibari_cdr::{
     Action, CdrDecodeError, CdrEncodeError, HasView, Message, MessageView, PrimSeq, Service,
@@ -49,5 +114,8 @@ pub mod cdr {
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::{HasView, Message, MessageView, Service};
+    pub use crate::{
+        Context, HasView, Message, MessageView, MultiThreadedExecutor, Node, QosProfile,
+        SampleInfo, Service, SingleThreadedExecutor,
+    };
 }

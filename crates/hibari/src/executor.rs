@@ -1,0 +1,275 @@
+//! Executors: run the callbacks of nodes' subscriptions, timers and guard
+//! conditions.
+//!
+//! # How waiting works
+//!
+//! An executor has one [`Signal`]. Every entity of a node added to it wakes
+//! that signal: a subscription's reader when its queue goes from empty to
+//! non-empty (after setting the subscription's ready flag), a guard condition
+//! when triggered, a timer when reset or created, the context on shutdown.
+//! The executor looks for ready work, and when there is none sleeps on the
+//! signal until it changes or the earliest timer is due. An idle executor
+//! uses no CPU; nothing polls.
+//!
+//! # What runs
+//!
+//! One unit of work is one sample delivered to one subscription callback, one
+//! timer tick, or one guard condition's callback. Entities are served round
+//! robin, so a busy subscription cannot starve the others (and a callback that
+//! publishes to a subscription of the same executor finds it drained soon).
+//! No executor lock is held while a callback runs: a callback may publish,
+//! create entities, or trigger guard conditions.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use crate::context::lock;
+use crate::node::{Entity, Node};
+use crate::wait::Signal;
+
+/// Why a node could not be added to an executor.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NodeAddError {
+    /// Another executor spins the node; a node has one executor at a time.
+    #[error("the node `{node}` is already in another executor: remove it there first (or drop that executor)")]
+    InAnotherExecutor {
+        /// The node's fully qualified name.
+        node: String,
+    },
+}
+
+/// What executors of every kind share: the nodes, the signal, the loop.
+pub(crate) struct Core {
+    signal: Arc<Signal>,
+    nodes: Mutex<Vec<Node>>,
+    canceled: AtomicBool,
+    /// Where the next look for work starts (round robin).
+    cursor: AtomicUsize,
+}
+
+impl Default for Core {
+    fn default() -> Self {
+        Core {
+            signal: Arc::default(),
+            nodes: Mutex::default(),
+            canceled: AtomicBool::new(false),
+            cursor: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        for node in lock(&self.nodes).iter() {
+            node.inner.waker.detach(&self.signal);
+        }
+    }
+}
+
+impl Core {
+    pub fn add_node(&self, node: &Node) -> Result<(), NodeAddError> {
+        if !node.inner.waker.attach(&self.signal) {
+            return Err(NodeAddError::InAnotherExecutor {
+                node: node.fully_qualified_name(),
+            });
+        }
+        let mut nodes = lock(&self.nodes);
+        if !nodes.iter().any(|n| n.same(node)) {
+            nodes.push(node.clone());
+        }
+        drop(nodes);
+        node.context().register(&self.signal);
+        self.signal.notify();
+        Ok(())
+    }
+
+    pub fn remove_node(&self, node: &Node) {
+        lock(&self.nodes).retain(|n| !n.same(node));
+        node.inner.waker.detach(&self.signal);
+    }
+
+    pub fn cancel(&self) {
+        self.canceled.store(true, Ordering::Release);
+        self.signal.notify();
+    }
+
+    /// Whether a spin must return: canceled, or a node's context shut down.
+    fn stopped(&self) -> bool {
+        self.canceled.load(Ordering::Acquire)
+            || lock(&self.nodes).iter().any(|n| n.context().is_shut_down())
+    }
+
+    /// Ends a spin: a cancel is consumed by the spin it stopped.
+    pub fn finish<R>(&self, result: R) -> R {
+        self.canceled.store(false, Ordering::Release);
+        result
+    }
+
+    /// Wakes every thread of the executor (so that they see a stop).
+    pub fn wake(&self) {
+        self.signal.notify();
+    }
+
+    fn entities(&self) -> Vec<Arc<dyn Entity>> {
+        let nodes = lock(&self.nodes).clone();
+        let mut entities = Vec::new();
+        for node in &nodes {
+            node.collect_entities(&mut entities);
+        }
+        entities
+    }
+
+    /// Runs one unit of ready work, round robin; returns whether it did.
+    fn execute_one(&self, entities: &[Arc<dyn Entity>]) -> bool {
+        let n = entities.len();
+        if n == 0 {
+            return false;
+        }
+        let now = Instant::now();
+        let start = self.cursor.load(Ordering::Relaxed);
+        for i in 0..n {
+            let at = (start + i) % n;
+            if entities[at].execute(now) {
+                self.cursor.store(at + 1, Ordering::Relaxed);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The loop every spin is: run work until `done` says so, the deadline
+    /// passes (returns `false`) or the executor is stopped (returns `false`).
+    /// `done` is asked after each callback and each wake-up.
+    pub fn spin_until(
+        &self,
+        deadline: Option<Instant>,
+        mut done: impl FnMut(bool) -> bool,
+    ) -> bool {
+        loop {
+            if self.stopped() {
+                return false;
+            }
+            let seen = self.signal.generation();
+            let entities = self.entities();
+            let ran = self.execute_one(&entities);
+            if done(ran) {
+                return true;
+            }
+            if ran {
+                continue;
+            }
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return false;
+            }
+            let next_timer = entities.iter().filter_map(|e| e.next_due()).min();
+            drop(entities);
+            let wake_at = match (deadline, next_timer) {
+                (Some(d), Some(t)) => Some(d.min(t)),
+                (d, t) => d.or(t),
+            };
+            self.signal.wait(seen, wake_at);
+        }
+    }
+}
+
+/// Runs the callbacks of its nodes on the thread that spins it, one at a
+/// time, in the order they become ready (round robin across entities).
+///
+/// ```
+/// use hibari::{Context, QosProfile, SingleThreadedExecutor};
+/// use hibari::msg::std_msgs::msg::String as RosString;
+/// use std::time::Duration;
+///
+/// let context = Context::builder().isolated().create()?;
+/// let node = context.create_node("listener")?;
+/// let _sub = node.create_subscription("chatter", QosProfile::default(), |m: RosString| {
+///     println!("heard {}", m.data);
+/// })?;
+/// let publisher = node.create_publisher::<RosString>("chatter", QosProfile::default())?;
+/// publisher.publish(RosString { data: "hello".into() })?;
+///
+/// let executor = SingleThreadedExecutor::new();
+/// executor.add_node(&node)?;
+/// assert!(executor.spin_once(Duration::from_secs(1))); // prints "heard hello"
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Default)]
+pub struct SingleThreadedExecutor {
+    core: Core,
+}
+
+impl std::fmt::Debug for SingleThreadedExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SingleThreadedExecutor")
+            .field("nodes", &lock(&self.core.nodes).len())
+            .finish()
+    }
+}
+
+impl SingleThreadedExecutor {
+    /// An executor without nodes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a node: its current and future entities run here. A node belongs
+    /// to one executor at a time.
+    pub fn add_node(&self, node: &Node) -> Result<(), NodeAddError> {
+        self.core.add_node(node)
+    }
+
+    /// Removes a node.
+    pub fn remove_node(&self, node: &Node) {
+        self.core.remove_node(node)
+    }
+
+    /// Runs at most one callback: waits up to `timeout` for work, runs one
+    /// unit of it, and returns whether it ran one (`false` on timeout,
+    /// [`cancel`](Self::cancel) or shutdown).
+    pub fn spin_once(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now().checked_add(timeout);
+        self.core.finish(self.core.spin_until(deadline, |ran| ran))
+    }
+
+    /// Runs ready work without waiting, until none is ready; returns how many
+    /// callbacks ran. Work that becomes ready meanwhile (a callback publishing
+    /// to another subscription of this executor) runs too, so a cycle of
+    /// callbacks that keep each other busy keeps this busy.
+    pub fn spin_some(&self) -> usize {
+        let mut count = 0;
+        self.core.spin_until(Some(Instant::now()), |ran| {
+            count += usize::from(ran);
+            false
+        });
+        self.core.finish(count)
+    }
+
+    /// Runs callbacks until [`cancel`](Self::cancel) or the shutdown of a
+    /// node's context.
+    pub fn spin(&self) {
+        self.core.finish(self.core.spin_until(None, |_| false));
+    }
+
+    /// Runs callbacks until `done()` returns `true` (returns `true`), or
+    /// `timeout` passes, [`cancel`](Self::cancel) or shutdown (returns
+    /// `false`). `done` is asked before the first wait, after each callback
+    /// and after each wake-up: a condition changed by another thread should
+    /// wake the executor too (with a [`GuardCondition`](crate::GuardCondition)).
+    pub fn spin_until(&self, mut done: impl FnMut() -> bool, timeout: Duration) -> bool {
+        if done() {
+            return true;
+        }
+        let deadline = Instant::now().checked_add(timeout);
+        self.core.finish(self.core.spin_until(deadline, |_| done()))
+    }
+
+    /// Makes the current (or next) spin return, from any thread.
+    pub fn cancel(&self) {
+        self.core.cancel()
+    }
+}

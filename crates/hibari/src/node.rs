@@ -1,0 +1,171 @@
+//! A node: a name in a namespace, in one context. Publishers, subscriptions
+//! and timers are created from it.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
+
+use crate::context::{lock, Context};
+use crate::names::{expand_topic_name, NameError};
+use crate::remap;
+use crate::wait::Signal;
+
+/// Something an executor runs: a subscription, a timer, a guard condition.
+pub(crate) trait Entity: Send + Sync {
+    /// Runs one piece of ready work (one sample, one timer tick); returns
+    /// whether it ran a callback. Never blocks: work another thread is
+    /// running is skipped.
+    fn execute(&self, now: Instant) -> bool;
+    /// When a timer is next due; `None` for entities woken by events.
+    fn next_due(&self) -> Option<Instant> {
+        None
+    }
+}
+
+/// Where a node's entities send their wake-ups: the signal of the executor
+/// spinning the node, if any.
+#[derive(Default)]
+pub(crate) struct NodeWaker {
+    signal: Mutex<Option<Arc<Signal>>>,
+}
+
+impl NodeWaker {
+    /// Wakes the executor spinning the node (no lock is held while it wakes).
+    pub fn wake(&self) {
+        let signal = lock(&self.signal).clone();
+        if let Some(s) = signal {
+            s.notify();
+        }
+    }
+
+    /// Attaches the node to `signal`; fails if another executor has it.
+    pub fn attach(&self, signal: &Arc<Signal>) -> bool {
+        let mut current = lock(&self.signal);
+        match &*current {
+            Some(s) if !Arc::ptr_eq(s, signal) => false,
+            _ => {
+                *current = Some(signal.clone());
+                true
+            }
+        }
+    }
+
+    /// Detaches the node from `signal` (if it is attached to it).
+    pub fn detach(&self, signal: &Arc<Signal>) {
+        let mut current = lock(&self.signal);
+        if current.as_ref().is_some_and(|s| Arc::ptr_eq(s, signal)) {
+            *current = None;
+        }
+    }
+}
+
+pub(crate) struct NodeInner {
+    name: String,
+    namespace: String,
+    context: Context,
+    /// The node's subscriptions, timers and guard conditions; their handles
+    /// own them, so dropping a handle removes it.
+    entities: Mutex<Vec<Weak<dyn Entity>>>,
+    pub(crate) waker: Arc<NodeWaker>,
+}
+
+/// A named participant: it owns nothing but its name, and creates publishers,
+/// subscriptions and timers. Cloning shares it.
+///
+/// Topic names given to it are expanded (relative names go in its namespace,
+/// `~/x` under its own name) and then remapped by the context's rules.
+#[derive(Clone)]
+pub struct Node {
+    pub(crate) inner: Arc<NodeInner>,
+}
+
+impl fmt::Debug for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Node")
+            .field("name", &self.name())
+            .field("namespace", &self.namespace())
+            .finish()
+    }
+}
+
+impl Node {
+    pub(crate) fn new(context: Context, name: String, namespace: String) -> Self {
+        Node {
+            inner: Arc::new(NodeInner {
+                name,
+                namespace,
+                context,
+                entities: Mutex::new(Vec::new()),
+                waker: Arc::default(),
+            }),
+        }
+    }
+
+    /// The node's name (after remapping).
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The node's absolute namespace (after remapping).
+    pub fn namespace(&self) -> &str {
+        &self.inner.namespace
+    }
+
+    /// `/namespace/name`.
+    pub fn fully_qualified_name(&self) -> String {
+        match self.namespace() {
+            "/" => format!("/{}", self.name()),
+            ns => format!("{ns}/{}", self.name()),
+        }
+    }
+
+    /// The context the node belongs to.
+    pub fn context(&self) -> &Context {
+        &self.inner.context
+    }
+
+    /// Registers an entity and wakes the executor so that it sees it.
+    pub(crate) fn add_entity(&self, entity: Weak<dyn Entity>) {
+        let mut entities = lock(&self.inner.entities);
+        entities.retain(|e| e.strong_count() > 0);
+        entities.push(entity);
+        drop(entities);
+        self.inner.waker.wake();
+    }
+
+    /// The live entities, appended to `out`.
+    pub(crate) fn collect_entities(&self, out: &mut Vec<Arc<dyn Entity>>) {
+        out.extend(lock(&self.inner.entities).iter().filter_map(Weak::upgrade));
+    }
+
+    /// Whether two handles are the same node.
+    pub(crate) fn same(&self, other: &Node) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The topic a name stands for from this node: expanded, then remapped.
+    pub fn resolve_topic_name(&self, topic: &str) -> Result<String, NameError> {
+        let expanded = expand_topic_name(topic, self.name(), self.namespace())?;
+        remap::topic(
+            self.inner.context.rules(),
+            &expanded,
+            self.name(),
+            self.namespace(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_names_are_expanded_from_the_nodes_name_and_namespace() {
+        let c = Context::builder().isolated().create().unwrap();
+        let n = c.create_node_with_namespace("cam", "/r1").unwrap();
+        assert_eq!(n.resolve_topic_name("image").unwrap(), "/r1/image");
+        assert_eq!(n.resolve_topic_name("~/info").unwrap(), "/r1/cam/info");
+        assert_eq!(n.resolve_topic_name("/tf").unwrap(), "/tf");
+        assert!(n.resolve_topic_name("bad name").is_err());
+    }
+}
