@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use hibari_idl::model::{ArrayKind, BaseType, Field, FieldType, MessageDef, Primitive};
+use hibari_idl::model::{ArrayKind, BaseType, Field, FieldType, MessageDef};
 
 use crate::names::{default_expr, field_ident, field_type, literal, prim_rust};
 use crate::Context;
@@ -12,7 +12,7 @@ use crate::Context;
 /// `remaining / min_size` elements).
 pub fn min_wire_size(ty: &FieldType, cx: &Context<'_>) -> usize {
     let elem = match &ty.base {
-        BaseType::Primitive(p) => primitive_size(*p),
+        BaseType::Primitive(p) => p.size(),
         BaseType::String { .. } | BaseType::WString { .. } => 4,
         BaseType::Named(n) => cx
             .registry
@@ -28,10 +28,6 @@ pub fn min_wire_size(ty: &FieldType, cx: &Context<'_>) -> usize {
         ArrayKind::Fixed(n) => elem * n as usize,
         ArrayKind::Bounded(_) | ArrayKind::Unbounded => 4,
     }
-}
-
-fn primitive_size(p: Primitive) -> usize {
-    p.size()
 }
 
 fn bound_of(ty: &FieldType) -> String {
@@ -85,7 +81,7 @@ pub fn emit_struct(out: &mut String, def: &MessageDef, cx: &Context<'_>) {
             out,
             "            {}: {},",
             field_ident(&f.name),
-            default_expr(&f.ty, f.default.as_ref(), cx)
+            default_expr(&f.ty, f.default.as_ref())
         );
     }
     let _ = writeln!(out, "        }}\n    }}\n}}\n");

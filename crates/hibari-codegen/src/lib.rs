@@ -225,14 +225,14 @@ pub fn build(roots: &[&Path]) -> Result<PathBuf, CodegenBuildError> {
     let mut local = Vec::new();
     for root in roots {
         println!("cargo:rerun-if-changed={}", root.display());
-        let mut scratch = Registry::empty();
-        scratch.add_search_path(root)?;
-        for m in scratch.messages() {
+        let mut user = Registry::empty();
+        user.add_search_path(root)?;
+        for m in user.messages() {
             if !local.contains(&m.name.package) {
                 local.push(m.name.package.clone());
             }
         }
-        registry.add_search_path(root)?;
+        registry.extend(user);
     }
     registry
         .validate()

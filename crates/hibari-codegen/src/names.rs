@@ -119,7 +119,7 @@ fn float_literal(f: f64, ty: &str) -> String {
 }
 
 /// The default value expression of a field.
-pub fn default_expr(ty: &FieldType, default: Option<&Literal>, paths: &dyn PathResolver) -> String {
+pub fn default_expr(ty: &FieldType, default: Option<&Literal>) -> String {
     let is_string = matches!(ty.base, BaseType::String { .. } | BaseType::WString { .. });
     let elem_default = match &ty.base {
         BaseType::Primitive(Primitive::Bool) => "false".to_owned(),
@@ -135,7 +135,6 @@ pub fn default_expr(ty: &FieldType, default: Option<&Literal>, paths: &dyn PathR
             l
         }
     };
-    let _ = paths;
     match (ty.array, default) {
         (ArrayKind::Single, Some(lit)) => elem(lit),
         (ArrayKind::Single, None) if is_string => "::std::string::String::new()".to_owned(),

@@ -20,8 +20,8 @@
 //! No executor lock is held while a callback runs: a callback may publish,
 //! create entities, or trigger guard conditions.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
@@ -49,6 +49,27 @@ pub(crate) struct Core {
     canceled: AtomicBool,
     /// Where the next look for work starts (round robin).
     cursor: AtomicUsize,
+    /// Bumped when a node is added or removed.
+    nodes_version: AtomicU64,
+    /// The entity list of the last pass and the versions it was built from,
+    /// so a pass allocates nothing unless an entity or node was added.
+    cache: Mutex<EntityCache>,
+}
+
+type EntityList = Arc<[Weak<dyn Entity>]>;
+
+struct EntityCache {
+    key: (u64, u64),
+    entities: EntityList,
+}
+
+impl Default for EntityCache {
+    fn default() -> Self {
+        EntityCache {
+            key: (u64::MAX, u64::MAX),
+            entities: Arc::new([]),
+        }
+    }
 }
 
 impl Default for Core {
@@ -58,6 +79,8 @@ impl Default for Core {
             nodes: Mutex::default(),
             canceled: AtomicBool::new(false),
             cursor: AtomicUsize::new(0),
+            nodes_version: AtomicU64::new(0),
+            cache: Mutex::default(),
         }
     }
 }
@@ -80,6 +103,7 @@ impl Core {
         let mut nodes = lock(&self.nodes);
         if !nodes.iter().any(|n| n.same(node)) {
             nodes.push(node.clone());
+            self.nodes_version.fetch_add(1, Ordering::AcqRel);
         }
         drop(nodes);
         node.context().register(&self.signal);
@@ -89,6 +113,7 @@ impl Core {
 
     pub fn remove_node(&self, node: &Node) {
         lock(&self.nodes).retain(|n| !n.same(node));
+        self.nodes_version.fetch_add(1, Ordering::AcqRel);
         node.inner.waker.detach(&self.signal);
     }
 
@@ -114,17 +139,30 @@ impl Core {
         self.signal.notify();
     }
 
-    fn entities(&self) -> Vec<Arc<dyn Entity>> {
-        let nodes = lock(&self.nodes).clone();
-        let mut entities = Vec::new();
-        for node in &nodes {
-            node.collect_entities(&mut entities);
+    /// The entities of all nodes; rebuilt only when a node or an entity was
+    /// added or a node removed since the last pass.
+    fn entities(&self) -> EntityList {
+        let nodes = lock(&self.nodes);
+        let key = (
+            self.nodes_version.load(Ordering::Acquire),
+            nodes.iter().map(Node::entities_version).sum(),
+        );
+        let mut cache = lock(&self.cache);
+        if cache.key != key {
+            let mut entities = Vec::new();
+            for node in nodes.iter() {
+                node.collect_entities(&mut entities);
+            }
+            *cache = EntityCache {
+                key,
+                entities: entities.into(),
+            };
         }
-        entities
+        Arc::clone(&cache.entities)
     }
 
     /// Runs one unit of ready work, round robin; returns whether it did.
-    fn execute_one(&self, entities: &[Arc<dyn Entity>]) -> bool {
+    fn execute_one(&self, entities: &[Weak<dyn Entity>]) -> bool {
         let n = entities.len();
         if n == 0 {
             return false;
@@ -133,7 +171,10 @@ impl Core {
         let start = self.cursor.load(Ordering::Relaxed);
         for i in 0..n {
             let at = (start + i) % n;
-            if entities[at].execute(now) {
+            let Some(entity) = entities[at].upgrade() else {
+                continue;
+            };
+            if entity.execute(now) {
                 self.cursor.store(at + 1, Ordering::Relaxed);
                 return true;
             }
@@ -166,7 +207,10 @@ impl Core {
             if deadline.is_some_and(|d| now >= d) {
                 return false;
             }
-            let next_timer = entities.iter().filter_map(|e| e.next_due()).min();
+            let next_timer = entities
+                .iter()
+                .filter_map(|e| e.upgrade()?.next_due())
+                .min();
             drop(entities);
             let wake_at = match (deadline, next_timer) {
                 (Some(d), Some(t)) => Some(d.min(t)),

@@ -2,6 +2,7 @@
 //! and timers are created from it.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
@@ -66,6 +67,9 @@ pub(crate) struct NodeInner {
     /// The node's subscriptions, timers and guard conditions; their handles
     /// own them, so dropping a handle removes it.
     entities: Mutex<Vec<Weak<dyn Entity>>>,
+    /// Bumped whenever an entity is added, so executors rebuild their list
+    /// of entities only then (dropped entities just fail to upgrade).
+    version: AtomicU64,
     pub(crate) waker: Arc<NodeWaker>,
 }
 
@@ -96,6 +100,7 @@ impl Node {
                 namespace,
                 context,
                 entities: Mutex::new(Vec::new()),
+                version: AtomicU64::new(0),
                 waker: Arc::default(),
             }),
         }
@@ -129,13 +134,20 @@ impl Node {
         let mut entities = lock(&self.inner.entities);
         entities.retain(|e| e.strong_count() > 0);
         entities.push(entity);
+        self.inner.version.fetch_add(1, Ordering::AcqRel);
         drop(entities);
         self.inner.waker.wake();
     }
 
-    /// The live entities, appended to `out`.
-    pub(crate) fn collect_entities(&self, out: &mut Vec<Arc<dyn Entity>>) {
-        out.extend(lock(&self.inner.entities).iter().filter_map(Weak::upgrade));
+    /// How many entities were ever added: changes exactly when the list does
+    /// (apart from drops, which the `Weak`s show).
+    pub(crate) fn entities_version(&self) -> u64 {
+        self.inner.version.load(Ordering::Acquire)
+    }
+
+    /// The entities, still alive or not, appended to `out`.
+    pub(crate) fn collect_entities(&self, out: &mut Vec<Weak<dyn Entity>>) {
+        out.extend(lock(&self.inner.entities).iter().cloned());
     }
 
     /// Whether two handles are the same node.
