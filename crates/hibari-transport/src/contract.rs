@@ -156,6 +156,16 @@ impl ReaderOptions {
 pub trait Notify: Send + Sync {
     /// Something happened: see [`Endpoint::set_notify`].
     fn notify(&self);
+
+    /// An eventfd that waking also means writing 1 to, if this waker is
+    /// backed by one (an executor waiting in `epoll`). A transport whose
+    /// writers live in other processes hands this fd to them so they wake the
+    /// waiting thread directly, in one hop; writing it must have the same
+    /// effect as [`notify`](Notify::notify). `None` (the default): the
+    /// transport calls `notify` itself.
+    fn wake_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
 }
 
 impl<F: Fn() + Send + Sync> Notify for F {

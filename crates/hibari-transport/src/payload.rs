@@ -119,6 +119,12 @@ pub trait LocalSample: Send + Sync + 'static {
     fn ros_any(&self) -> &dyn Any;
     /// The CDR encoding (header included), encoded on first use and kept.
     fn cdr(&self) -> Result<&[u8], CdrEncodeError>;
+    /// The length of the CDR encoding (header included), without encoding.
+    fn encoded_len(&self) -> Result<usize, CdrEncodeError>;
+    /// Encodes straight into `out` (at least [`encoded_len`](Self::encoded_len)
+    /// bytes, e.g. a shared-memory loan) and returns the bytes written: the kept
+    /// encoding copied if there is one, else encoded in place without keeping it.
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError>;
     /// Moves the value into `out` if this is the last reference. `out` is an
     /// `&mut Option<Custom>` (gets the value) or `&mut Option<Ros>` (gets the
     /// ROS message: the kept conversion, or one conversion of the moved
@@ -156,6 +162,20 @@ impl<A: TypeAdapter> LocalSample for Cell<A> {
         match self.cdr.get_or_init(|| self.ros().to_cdr()) {
             Ok(bytes) => Ok(bytes),
             Err(e) => Err(e.clone()),
+        }
+    }
+    fn encoded_len(&self) -> Result<usize, CdrEncodeError> {
+        match self.cdr.get() {
+            Some(Ok(bytes)) => Ok(bytes.len()),
+            Some(Err(e)) => Err(e.clone()),
+            None => self.ros().serialized_size(),
+        }
+    }
+    fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
+        match self.cdr.get() {
+            Some(Ok(bytes)) => copy_into(bytes, out),
+            Some(Err(e)) => Err(e.clone()),
+            None => self.ros().encode_into_slice(out),
         }
     }
     fn take_into(self: Arc<Self>, out: &mut dyn Any) -> Result<(), Arc<dyn LocalSample>> {
@@ -279,6 +299,25 @@ impl Payload {
         }
     }
 
+    /// The length of [`cdr`](Payload::cdr), computed without encoding.
+    pub fn encoded_len(&self) -> Result<usize, CdrEncodeError> {
+        match self {
+            Payload::Local(s) => s.encoded_len(),
+            Payload::Serialized(b) => Ok(b.len()),
+        }
+    }
+
+    /// Writes the CDR bytes into `out` (at least [`encoded_len`](Payload::encoded_len)
+    /// bytes) and returns how many were written: a local sample is encoded
+    /// straight into `out` (the one serialization of a shared-memory publish),
+    /// bytes are copied.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
+        match self {
+            Payload::Local(s) => s.encode_into(out),
+            Payload::Serialized(b) => copy_into(b, out),
+        }
+    }
+
     /// The value as `A::Custom`, owned: moved out when this is the last
     /// reference, else cloned (or converted from the shared ROS message);
     /// decoded from bytes.
@@ -329,6 +368,18 @@ impl Payload {
             }
         }
     }
+}
+
+fn copy_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, CdrEncodeError> {
+    let capacity = out.len();
+    let dst = out
+        .get_mut(..bytes.len())
+        .ok_or(CdrEncodeError::BufferTooSmall {
+            needed: bytes.len(),
+            capacity,
+        })?;
+    dst.copy_from_slice(bytes);
+    Ok(bytes.len())
 }
 
 fn decode<A: TypeAdapter>(bytes: &[u8]) -> Result<A::Ros, PayloadError> {
@@ -442,6 +493,30 @@ mod tests {
         assert_eq!(p.cdr().unwrap().as_ptr(), a);
         let bytes = Payload::Serialized(p.cdr().unwrap().to_vec().into());
         assert_eq!(*bytes.into_shared::<Word>().unwrap(), Word(b"abc".to_vec()));
+    }
+
+    #[test]
+    fn encode_into_writes_the_same_bytes_in_place_or_refuses_a_short_buffer() {
+        let expected = Word(vec![7; 100]).to_cdr().unwrap();
+        for payload in [
+            Payload::from_message(Word(vec![7; 100])),
+            Payload::Serialized(expected.clone().into()),
+        ] {
+            assert_eq!(payload.encoded_len().unwrap(), expected.len());
+            let mut out = vec![0u8; expected.len() + 8];
+            let n = payload.encode_into(&mut out).unwrap();
+            assert_eq!(&out[..n], &expected[..]);
+            // After `cdr()` kept the encoding, the copy gives the same bytes.
+            payload.cdr().unwrap();
+            assert_eq!(payload.encoded_len().unwrap(), expected.len());
+            let n = payload.encode_into(&mut out).unwrap();
+            assert_eq!(&out[..n], &expected[..]);
+            let mut short = vec![0u8; expected.len() - 1];
+            assert!(matches!(
+                payload.encode_into(&mut short),
+                Err(CdrEncodeError::BufferTooSmall { .. })
+            ));
+        }
     }
 
     #[test]
