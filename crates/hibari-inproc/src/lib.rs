@@ -56,6 +56,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod graph;
 mod reader;
 mod registry;
 mod state;
@@ -64,8 +65,8 @@ mod writer;
 use std::sync::Arc;
 
 use hibari_transport::{
-    DomainId, EndpointCreateError, EndpointSpec, Reader, ReaderOptions, Transport, Writer,
-    WriterOptions,
+    DomainId, EndpointCreateError, EndpointSpec, GraphSnapshot, GraphToken, NodeInfo, Notify,
+    Reader, ReaderOptions, Transport, Writer, WriterOptions,
 };
 
 pub use reader::InprocReader;
@@ -151,5 +152,17 @@ impl Transport for InprocTransport {
         options: &ReaderOptions,
     ) -> Result<Box<dyn Reader>, EndpointCreateError> {
         Ok(Box::new(self.reader(spec, options)?))
+    }
+
+    fn announce_node(&self, node: &NodeInfo) -> GraphToken {
+        self.domain.announce_node(node)
+    }
+
+    fn graph(&self) -> GraphSnapshot {
+        self.domain.graph()
+    }
+
+    fn watch_graph(&self, notify: Arc<dyn Notify>) -> GraphToken {
+        self.domain.watch_graph(notify)
     }
 }

@@ -111,6 +111,8 @@ impl Wait {
 pub(crate) struct ReaderShared {
     pub id: EndpointId,
     pub spec: EndpointSpec,
+    /// The node it belongs to (for the graph).
+    pub node: Option<hibari_transport::NodeInfo>,
     pub reliable: bool,
     pub transient_local: bool,
     queue: Mutex<Queue>,
@@ -131,6 +133,7 @@ impl ReaderShared {
         ReaderShared {
             id: options.id.unwrap_or_else(EndpointId::random),
             spec: spec.clone(),
+            node: options.node.clone(),
             reliable: spec.qos.reliability == Reliability::Reliable,
             transient_local: spec.qos.durability == Durability::TransientLocal,
             queue: Mutex::new(Queue {

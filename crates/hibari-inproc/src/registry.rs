@@ -10,9 +10,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use hibari_transport::{
-    check_compatibility, DomainId, EndpointSpec, Incompatibility, ReaderOptions, WriterOptions,
+    check_compatibility, DomainId, EndpointId, EndpointKind, EndpointSpec, Incompatibility,
+    NodeInfo, ReaderOptions, WriterOptions,
 };
 
+use crate::graph::GraphState;
 use crate::reader::{InprocReader, ReaderShared};
 use crate::state::{lock, wake_all, Wake};
 use crate::writer::{InprocWriter, WriterShared};
@@ -20,6 +22,7 @@ use crate::writer::{InprocWriter, WriterShared};
 pub(crate) struct Domain {
     pub id: DomainId,
     topics: Mutex<HashMap<String, Arc<Topic>>>,
+    pub graph: GraphState,
 }
 
 pub(crate) struct Topic {
@@ -65,6 +68,7 @@ impl Domain {
         Arc::new(Domain {
             id,
             topics: Mutex::default(),
+            graph: GraphState::default(),
         })
     }
 
@@ -82,6 +86,23 @@ impl Domain {
             let mut state = lock(&topic.state);
             if !state.dead {
                 return f(&topic, &mut state);
+            }
+        }
+    }
+
+    /// Calls `f` for every writer and reader of the domain.
+    pub fn for_each_endpoint(
+        &self,
+        mut f: impl FnMut(EndpointKind, EndpointId, &Option<NodeInfo>, &EndpointSpec),
+    ) {
+        let topics: Vec<Arc<Topic>> = lock(&self.topics).values().cloned().collect();
+        for topic in topics {
+            let state = lock(&topic.state);
+            for w in &state.writers {
+                f(EndpointKind::Writer, w.id, &w.node, &w.spec);
+            }
+            for r in &state.readers {
+                f(EndpointKind::Reader, r.id, &r.node, &r.spec);
             }
         }
     }
@@ -113,6 +134,7 @@ impl Domain {
             topic.clone()
         });
         wake_all(wake);
+        self.graph.changed();
         InprocWriter {
             shared: w,
             topic,
@@ -135,6 +157,7 @@ impl Domain {
             topic.clone()
         });
         wake_all(wake);
+        self.graph.changed();
         InprocReader {
             shared: r,
             topic,
@@ -160,6 +183,7 @@ impl Domain {
             self.release(&w.spec.topic, topic);
         }
         wake_all(wake);
+        self.graph.changed();
     }
 
     pub fn remove_reader(&self, topic: &Arc<Topic>, r: &Arc<ReaderShared>) {
@@ -179,6 +203,7 @@ impl Domain {
             self.release(&r.spec.topic, topic);
         }
         wake_all(wake);
+        self.graph.changed();
     }
 }
 

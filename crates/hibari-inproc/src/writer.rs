@@ -42,6 +42,8 @@ pub(crate) struct Publish {
 pub(crate) struct WriterShared {
     pub id: EndpointId,
     pub spec: EndpointSpec,
+    /// The node it belongs to (for the graph).
+    pub node: Option<hibari_transport::NodeInfo>,
     pub transient_local: bool,
     history_capacity: usize,
     when_full: WhenFull,
@@ -66,6 +68,7 @@ impl WriterShared {
         WriterShared {
             id: options.id.unwrap_or_else(EndpointId::random),
             spec: spec.clone(),
+            node: options.node.clone(),
             transient_local,
             history_capacity,
             when_full: options.when_full,

@@ -10,6 +10,7 @@ use hibari_cdr::CdrEncodeError;
 use thiserror::Error;
 
 use crate::compat::QosIncompatibility;
+use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
 use crate::payload::{Payload, TypeAdapter};
 use crate::qos::QosProfile;
 use crate::sample::{EndpointId, SampleInfo};
@@ -93,7 +94,7 @@ impl Default for ResourceLimits {
 }
 
 /// Transport-side settings of a writer that are not ROS QoS.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct WriterOptions {
     /// What to do when a reliable reader is full.
@@ -103,9 +104,16 @@ pub struct WriterOptions {
     /// The writer's id (so one publisher has one id on every transport);
     /// random when `None`.
     pub id: Option<EndpointId>,
+    /// The node the writer belongs to, as the graph shows it.
+    pub node: Option<NodeInfo>,
 }
 
 impl WriterOptions {
+    /// Sets [`node`](WriterOptions::node).
+    pub fn node(mut self, node: NodeInfo) -> Self {
+        self.node = Some(node);
+        self
+    }
     /// Sets [`when_full`](WriterOptions::when_full).
     pub fn when_full(mut self, when_full: WhenFull) -> Self {
         self.when_full = when_full;
@@ -124,16 +132,23 @@ impl WriterOptions {
 }
 
 /// Transport-side settings of a reader that are not ROS QoS.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct ReaderOptions {
     /// Bounds of a keep-all queue.
     pub limits: ResourceLimits,
     /// The reader's id; random when `None`.
     pub id: Option<EndpointId>,
+    /// The node the reader belongs to, as the graph shows it.
+    pub node: Option<NodeInfo>,
 }
 
 impl ReaderOptions {
+    /// Sets [`node`](ReaderOptions::node).
+    pub fn node(mut self, node: NodeInfo) -> Self {
+        self.node = Some(node);
+        self
+    }
     /// Sets [`limits`](ReaderOptions::limits).
     pub fn limits(mut self, limits: ResourceLimits) -> Self {
         self.limits = limits;
@@ -332,6 +347,15 @@ pub trait Transport: Send + Sync {
         spec: &EndpointSpec,
         options: &ReaderOptions,
     ) -> Result<Box<dyn Reader>, EndpointCreateError>;
+    /// Makes `node` visible in the graph of every participant of the domain
+    /// until the token is dropped.
+    fn announce_node(&self, node: &NodeInfo) -> GraphToken;
+    /// The nodes and endpoints this participant knows, its own included.
+    fn graph(&self) -> GraphSnapshot;
+    /// Calls `notify` whenever a node or endpoint appears in or leaves this
+    /// participant's graph, until the token is dropped (no transport lock is
+    /// held while it runs).
+    fn watch_graph(&self, notify: Arc<dyn Notify>) -> GraphToken;
 }
 
 /// What writers and readers share: identity, matching and events.

@@ -73,6 +73,7 @@
 
 mod compat;
 mod contract;
+mod graph;
 mod payload;
 mod qos;
 mod rmw;
@@ -87,6 +88,7 @@ pub use contract::{
     Incompatibility, Notify, Reader, ReaderOptions, ResourceLimits, Sample, Transport, WhenFull,
     WriteError, Writer, WriterOptions,
 };
+pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};
 pub use payload::{CdrBytes, LocalSample, Payload, PayloadError, Shared, TypeAdapter};
 pub use qos::{Durability, History, Liveliness, QosProfile, Reliability};
 pub use rmw::{RmwQosProfile, RmwTime, RMW_DURATION_INFINITE};

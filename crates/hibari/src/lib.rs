@@ -59,6 +59,7 @@
 pub mod callback;
 mod context;
 mod executor;
+mod graph;
 mod multi;
 pub mod names;
 mod node;
@@ -74,6 +75,7 @@ pub use callback::{MessageCallback, SubscriptionCallback};
 pub use context::{Context, ContextBuilder, ContextCreateError, NodeCreateError, DOMAIN_ID_ENV};
 pub use executor::{NodeAddError, SingleThreadedExecutor};
 pub use multi::MultiThreadedExecutor;
+pub use graph::TopicEndpointInfo;
 pub use names::NameError;
 pub use node::Node;
 pub use pubsub::{
@@ -82,8 +84,8 @@ pub use pubsub::{
 pub use timer::{GuardCondition, Timer, TimerCreateError};
 
 pub use hibari_transport::{
-    Durability, History, Liveliness, PayloadError, PublisherId, QosProfile, Reliability,
-    SampleInfo, Shared, TypeAdapter,
+    Durability, EndpointKind, GraphSnapshot, History, Liveliness, NodeInfo, PayloadError,
+    PublisherId, QosProfile, Reliability, SampleInfo, Shared, TypeAdapter,
 };
 
 pub use hibari_cdr::{

@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
+use hibari_transport::{GraphToken, NodeInfo};
+
 use crate::context::{lock, Context};
 use crate::names::{expand_topic_name, NameError};
 use crate::remap;
@@ -71,6 +73,8 @@ pub(crate) struct NodeInner {
     /// of entities only then (dropped entities just fail to upgrade).
     version: AtomicU64,
     pub(crate) waker: Arc<NodeWaker>,
+    /// Keeps the node in the graph; dropped with the last handle.
+    _announcement: GraphToken,
 }
 
 /// A named participant: it owns nothing but its name, and creates publishers,
@@ -94,8 +98,12 @@ impl fmt::Debug for Node {
 
 impl Node {
     pub(crate) fn new(context: Context, name: String, namespace: String) -> Self {
+        let announcement = context
+            .transport()
+            .announce_node(&NodeInfo::new(namespace.clone(), name.clone()));
         Node {
             inner: Arc::new(NodeInner {
+                _announcement: announcement,
                 name,
                 namespace,
                 context,
@@ -122,6 +130,11 @@ impl Node {
             "/" => format!("/{}", self.name()),
             ns => format!("{ns}/{}", self.name()),
         }
+    }
+
+    /// The node as the graph shows it (and as its endpoints name it).
+    pub fn info(&self) -> NodeInfo {
+        NodeInfo::new(self.namespace(), self.name())
     }
 
     /// The context the node belongs to.

@@ -315,7 +315,7 @@ impl Node {
         let writer = self
             .context()
             .transport()
-            .create_writer(&spec, &WriterOptions::default())
+            .create_writer(&spec, &WriterOptions::default().node(self.info()))
             .map_err(PublisherCreateError::Transport)?;
         let signal = Arc::new(Signal::default());
         let wake = signal.clone();
@@ -374,7 +374,7 @@ impl Node {
         let reader = self
             .context()
             .transport()
-            .create_reader(&spec, &ReaderOptions::default())
+            .create_reader(&spec, &ReaderOptions::default().node(self.info()))
             .map_err(SubscriptionCreateError::Transport)?;
         let has_handler = handler.is_some();
         let shared = Arc::new(SubscriptionShared {

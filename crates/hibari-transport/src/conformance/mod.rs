@@ -19,6 +19,7 @@
 //! [`run_all`] runs every check in sequence, outside the test harness.
 
 mod delivery;
+mod graph;
 mod history;
 mod matching;
 mod probe;
@@ -28,6 +29,7 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub use delivery::*;
+pub use graph::*;
 pub use history::*;
 pub use matching::*;
 pub use probe::Probe;
@@ -162,6 +164,7 @@ macro_rules! __hibari_conformance_checks {
             sequence_numbers_start_at_one_and_grow_by_one_per_writer,
             source_timestamps_precede_reception_timestamps,
             publisher_ids_are_stable_per_writer_and_distinct_across_writers,
+            the_graph_shows_other_participants_nodes_and_endpoints,
         }
     };
 }
