@@ -4,9 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use hibari_transport::{
-    GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo, Notify,
-};
+use hibari_transport::{GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo, Notify};
 
 use crate::registry::Domain;
 use crate::state::lock;
@@ -22,8 +20,10 @@ pub(crate) struct GraphState {
 impl GraphState {
     /// Tells every watcher that the graph changed (no lock held while they run).
     pub fn changed(&self) {
-        let watchers: Vec<Arc<dyn Notify>> =
-            lock(&self.watchers).iter().map(|(_, n)| n.clone()).collect();
+        let watchers: Vec<Arc<dyn Notify>> = lock(&self.watchers)
+            .iter()
+            .map(|(_, n)| n.clone())
+            .collect();
         for w in watchers {
             w.notify();
         }
@@ -92,9 +92,9 @@ impl Domain {
                 spec: spec.clone(),
             })
         });
-        snapshot.endpoints.sort_by(|a, b| {
-            (&a.spec.topic, a.kind, a.id).cmp(&(&b.spec.topic, b.kind, b.id))
-        });
+        snapshot
+            .endpoints
+            .sort_by(|a, b| (&a.spec.topic, a.kind, a.id).cmp(&(&b.spec.topic, b.kind, b.id)));
         snapshot
     }
 }

@@ -149,7 +149,10 @@ mod tests {
             endpoints: vec![ep(EndpointKind::Writer, 1)],
         };
         a.merge(GraphSnapshot {
-            nodes: vec![NodeInfo::new("/", "talker"), NodeInfo::new("/r", "listener")],
+            nodes: vec![
+                NodeInfo::new("/", "talker"),
+                NodeInfo::new("/r", "listener"),
+            ],
             endpoints: vec![
                 ep(EndpointKind::Writer, 1),
                 ep(EndpointKind::Reader, 1),

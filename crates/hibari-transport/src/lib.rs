@@ -73,6 +73,7 @@
 
 mod compat;
 mod contract;
+mod fanout;
 mod graph;
 mod payload;
 mod qos;
@@ -88,6 +89,7 @@ pub use contract::{
     Incompatibility, Notify, Reader, ReaderOptions, ResourceLimits, Sample, Transport, WhenFull,
     WriteError, Writer, WriterOptions,
 };
+pub use fanout::Fanout;
 pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};
 pub use payload::{CdrBytes, LocalSample, Payload, PayloadError, Shared, TypeAdapter};
 pub use qos::{Durability, History, Liveliness, QosProfile, Reliability};

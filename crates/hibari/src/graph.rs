@@ -59,7 +59,11 @@ fn service_of(topic: &str) -> Option<String> {
     let name = topic
         .strip_prefix("rq/")
         .and_then(|t| t.strip_suffix("Request"))
-        .or_else(|| topic.strip_prefix("rr/").and_then(|t| t.strip_suffix("Reply")))?;
+        .or_else(|| {
+            topic
+                .strip_prefix("rr/")
+                .and_then(|t| t.strip_suffix("Reply"))
+        })?;
     Some(format!("/{name}"))
 }
 
@@ -234,10 +238,19 @@ mod tests {
 
     #[test]
     fn service_topics_map_to_services_and_types() {
-        assert_eq!(service_of("rq/add_two_intsRequest").as_deref(), Some("/add_two_ints"));
+        assert_eq!(
+            service_of("rq/add_two_intsRequest").as_deref(),
+            Some("/add_two_ints")
+        );
         assert_eq!(service_of("rr/ns/srvReply").as_deref(), Some("/ns/srv"));
         assert_eq!(service_of("/chatter"), None);
-        assert_eq!(service_type("std_srvs/srv/SetBool_Request"), "std_srvs/srv/SetBool");
-        assert_eq!(service_type("std_srvs/srv/SetBool_Response"), "std_srvs/srv/SetBool");
+        assert_eq!(
+            service_type("std_srvs/srv/SetBool_Request"),
+            "std_srvs/srv/SetBool"
+        );
+        assert_eq!(
+            service_type("std_srvs/srv/SetBool_Response"),
+            "std_srvs/srv/SetBool"
+        );
     }
 }

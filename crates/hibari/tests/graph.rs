@@ -15,7 +15,11 @@ fn nodes_topics_and_endpoints_with_their_qos_are_listed_and_retracted() {
         .create_publisher::<Chatter>("chatter", QosProfile::sensor_data())
         .unwrap();
     let _subscription = listener
-        .create_subscription::<Chatter, _>("/robot/chatter", QosProfile::default(), |_m: Chatter| {})
+        .create_subscription::<Chatter, _>(
+            "/robot/chatter",
+            QosProfile::default(),
+            |_m: Chatter| {},
+        )
         .unwrap();
 
     assert_eq!(
@@ -27,14 +31,18 @@ fn nodes_topics_and_endpoints_with_their_qos_are_listed_and_retracted() {
         .contains(&("talker".to_owned(), "/robot".to_owned())));
     let topics = observer.get_topic_names_and_types();
     assert_eq!(topics["/robot/chatter"], vec!["std_msgs/msg/String"]);
-    let pubs = observer.get_publishers_info_by_topic("/robot/chatter").unwrap();
+    let pubs = observer
+        .get_publishers_info_by_topic("/robot/chatter")
+        .unwrap();
     assert_eq!(pubs.len(), 1);
     assert_eq!(pubs[0].node_name, "talker");
     assert_eq!(pubs[0].node_namespace, "/robot");
     assert_eq!(pubs[0].endpoint_type, EndpointKind::Writer);
     assert_eq!(pubs[0].qos, QosProfile::sensor_data());
     assert_eq!(pubs[0].gid, publisher.id());
-    let subs = observer.get_subscriptions_info_by_topic("/robot/chatter").unwrap();
+    let subs = observer
+        .get_subscriptions_info_by_topic("/robot/chatter")
+        .unwrap();
     assert_eq!(subs.len(), 1);
     assert_eq!(subs[0].node_name, "listener");
     assert_eq!(subs[0].qos, QosProfile::default());
