@@ -263,6 +263,14 @@ pub enum PayloadError {
         /// The sample's type.
         found: &'static str,
     },
+    /// A local sample could not be encoded for a reader that wants bytes.
+    #[error("the sample cannot be encoded as a `{type_name}`: {source}")]
+    Encode {
+        /// The type asked for.
+        type_name: &'static str,
+        /// What the encoder found.
+        source: CdrEncodeError,
+    },
     /// The bytes are not a valid encoding of the type.
     #[error("the sample's CDR bytes are not a valid `{type_name}`: {source}")]
     Decode {
@@ -318,6 +326,19 @@ impl Payload {
         }
     }
 
+    /// The CDR bytes as a shareable buffer: the bytes themselves, or a local
+    /// sample's encoding (made at most once per sample and kept in the
+    /// sample, not copied).
+    pub fn into_cdr_bytes(self) -> Result<CdrBytes, CdrEncodeError> {
+        match self {
+            Payload::Serialized(b) => Ok(b),
+            Payload::Local(sample) => {
+                sample.cdr()?;
+                Ok(CdrBytes(Arc::new(EncodedLocal(sample))))
+            }
+        }
+    }
+
     /// The value as `A::Custom`, owned: moved out when this is the last
     /// reference, else cloned (or converted from the shared ROS message);
     /// decoded from bytes.
@@ -367,6 +388,16 @@ impl Payload {
                 }
             }
         }
+    }
+}
+
+/// A local sample whose encoding is known to be kept.
+struct EncodedLocal(Arc<dyn LocalSample>);
+
+impl AsRef<[u8]> for EncodedLocal {
+    fn as_ref(&self) -> &[u8] {
+        // Checked before wrapping: the kept encoding is `Ok`.
+        self.0.cdr().unwrap_or_default()
     }
 }
 
@@ -517,6 +548,15 @@ mod tests {
                 Err(CdrEncodeError::BufferTooSmall { .. })
             ));
         }
+    }
+
+    #[test]
+    fn into_cdr_bytes_shares_the_kept_encoding() {
+        let p = Payload::from_message(Word(vec![3; 10]));
+        let kept = p.cdr().unwrap().as_ptr();
+        let bytes = p.clone().into_cdr_bytes().unwrap();
+        assert_eq!(bytes.as_ptr(), kept);
+        assert_eq!(Word::from_cdr(&bytes).unwrap(), Word(vec![3; 10]));
     }
 
     #[test]

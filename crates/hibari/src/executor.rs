@@ -44,7 +44,7 @@ pub enum NodeAddError {
 
 /// What executors of every kind share: the nodes, the signal, the loop.
 pub(crate) struct Core {
-    signal: Arc<Signal>,
+    pub(crate) signal: Arc<Signal>,
     nodes: Mutex<Vec<Node>>,
     canceled: AtomicBool,
     /// Where the next look for work starts (round robin).
@@ -244,7 +244,7 @@ impl Core {
 /// ```
 #[derive(Default)]
 pub struct SingleThreadedExecutor {
-    core: Core,
+    pub(crate) core: Core,
 }
 
 impl std::fmt::Debug for SingleThreadedExecutor {

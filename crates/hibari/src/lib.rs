@@ -59,6 +59,7 @@
 pub mod callback;
 mod context;
 mod executor;
+mod generic;
 mod graph;
 mod multi;
 pub mod names;
@@ -67,26 +68,52 @@ mod pubsub;
 mod remap;
 mod timer;
 mod wait;
+// QoS events and callback groups.
+mod create;
+pub mod events;
+mod group;
+mod liveliness;
+mod monitor;
+mod status;
+mod subscription;
+// Services, clients and the async face.
+mod calls;
+mod client;
+mod future;
+mod reply;
+mod service;
+mod stream;
 
 #[cfg(test)]
 mod tests;
 
 pub use callback::{MessageCallback, SubscriptionCallback};
+pub use client::{CallError, Client, ClientCreateError};
 pub use context::{Context, ContextBuilder, ContextCreateError, NodeCreateError, DOMAIN_ID_ENV};
+pub use events::{
+    DeadlineMissedStatus, IncompatibleQosStatus, IncompatibleTypeStatus, LivelinessChangedStatus,
+    LivelinessLostStatus, MatchedStatus, MessageLostStatus, PublisherEventCallbacks,
+    PublisherOptions, SubscriptionEventCallbacks, SubscriptionOptions,
+};
 pub use executor::{NodeAddError, SingleThreadedExecutor};
-pub use multi::MultiThreadedExecutor;
+pub use future::{ResponseFuture, SpinError};
+pub use generic::Serialized;
 pub use graph::TopicEndpointInfo;
+pub use group::{CallbackGroup, CallbackGroupType};
+pub use multi::MultiThreadedExecutor;
 pub use names::NameError;
 pub use node::Node;
-pub use pubsub::{
-    PublishError, Publisher, PublisherCreateError, Subscription, SubscriptionCreateError,
-};
+pub use pubsub::{PublishError, Publisher, PublisherCreateError, SubscriptionCreateError};
+pub use service::{ServiceCallback, ServiceCreateError, ServiceOptions, ServiceServer};
+pub use stream::{Recv, SubscriptionStream};
+pub use subscription::Subscription;
 pub use timer::{GuardCondition, Timer, TimerCreateError};
 
 pub use hibari_transport::{
-    Durability, EndpointKind, GraphSnapshot, History, Liveliness, NodeInfo, PayloadError,
+    CdrBytes, Durability, EndpointKind, GraphSnapshot, History, Liveliness, NodeInfo, PayloadError,
     PublisherId, QosProfile, Reliability, SampleInfo, Shared, TypeAdapter,
 };
+pub use hibari_transport::{Incompatibility, QosIncompatibility, QosMismatch, QosPolicyKind};
 
 pub use hibari_cdr::{
     Action, CdrDecodeError, CdrEncodeError, HasView, Message, MessageView, PrimSeq, Service,

@@ -9,12 +9,18 @@ use crate::node::Node;
 /// Runs the callbacks of its nodes on `threads` threads (the spinning one
 /// and `threads - 1` it starts for the spin).
 ///
-/// Different entities' callbacks run in parallel; one entity's never do: a
-/// subscription's samples reach its callback one at a time and in order, and
-/// a timer does not overlap itself. Threads that find no work sleep on the
-/// executor's signal, like the single-threaded executor's one thread.
+/// What may run in parallel is up to [callback groups](crate::CallbackGroup),
+/// as in rclcpp: callbacks of different groups may, two callbacks of one
+/// mutually exclusive group never do, and entities of one reentrant group may.
+/// Every node's default group is mutually exclusive, so one node's callbacks
+/// run one at a time unless they are given other groups. One entity's
+/// callback never overlaps itself in any group: a subscription's samples
+/// reach its callback one at a time and in order, and a timer does not overlap
+/// its previous tick. A thread that finds an entity's group busy skips it and
+/// is woken when the group is released; threads that find no work sleep on
+/// the executor's signal, like the single-threaded executor's one thread.
 pub struct MultiThreadedExecutor {
-    core: Core,
+    pub(crate) core: Core,
     threads: usize,
 }
 

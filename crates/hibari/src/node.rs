@@ -9,6 +9,7 @@ use std::time::Instant;
 use hibari_transport::{GraphToken, NodeInfo};
 
 use crate::context::{lock, Context};
+use crate::group::{CallbackGroup, CallbackGroupType};
 use crate::names::{expand_topic_name, NameError};
 use crate::remap;
 use crate::wait::Signal;
@@ -73,6 +74,8 @@ pub(crate) struct NodeInner {
     /// of entities only then (dropped entities just fail to upgrade).
     version: AtomicU64,
     pub(crate) waker: Arc<NodeWaker>,
+    /// The mutually exclusive group of entities created without one.
+    pub(crate) default_group: CallbackGroup,
     /// Keeps the node in the graph; dropped with the last handle.
     _announcement: GraphToken,
 }
@@ -110,6 +113,7 @@ impl Node {
                 entities: Mutex::new(Vec::new()),
                 version: AtomicU64::new(0),
                 waker: Arc::default(),
+                default_group: CallbackGroup::new(CallbackGroupType::MutuallyExclusive),
             }),
         }
     }

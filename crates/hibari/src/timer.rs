@@ -7,6 +7,10 @@
 //! is due at `start + k·period`, however long each callback takes — so it
 //! does not drift; when callbacks fall behind by more than a period, the
 //! missed ticks are skipped (as rcl does), not run in a burst.
+//!
+//! Both run in a [callback group](crate::CallbackGroup): the node's default
+//! one, or the group given to [`Node::create_timer_in_group`] /
+//! [`Node::create_guard_condition_in_group`].
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +20,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::context::lock;
+use crate::group::CallbackGroup;
 use crate::node::{Entity, Node, NodeWaker};
 
 /// Why a timer could not be created.
@@ -35,6 +40,7 @@ pub(crate) struct TimerShared {
     canceled: AtomicBool,
     callback: Mutex<Callback>,
     waker: Arc<NodeWaker>,
+    group: CallbackGroup,
 }
 
 /// The first due time after `now` on the grid `due + k·period`.
@@ -50,9 +56,12 @@ fn next_on_grid(due: Instant, period: Duration, now: Instant) -> Instant {
 
 impl Entity for TimerShared {
     fn execute(&self, now: Instant) -> bool {
-        if self.canceled.load(Ordering::Acquire) {
+        if self.canceled.load(Ordering::Acquire) || now < *lock(&self.next_due) {
             return false;
         }
+        let Some(_group) = self.group.try_enter(&self.waker) else {
+            return false;
+        };
         let mut callback = match self.callback.try_lock() {
             Ok(c) => c,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
@@ -69,8 +78,10 @@ impl Entity for TimerShared {
         true
     }
 
+    /// `None` while canceled, or while its group runs another callback
+    /// (the group's release wakes the executor).
     fn next_due(&self) -> Option<Instant> {
-        if self.canceled.load(Ordering::Acquire) {
+        if self.canceled.load(Ordering::Acquire) || !self.group.is_free(&self.waker) {
             None
         } else {
             Some(*lock(&self.next_due))
@@ -127,6 +138,7 @@ pub(crate) struct GuardShared {
     triggered: AtomicBool,
     callback: Mutex<Callback>,
     waker: Arc<NodeWaker>,
+    group: CallbackGroup,
 }
 
 impl Entity for GuardShared {
@@ -134,6 +146,9 @@ impl Entity for GuardShared {
         if !self.triggered.load(Ordering::Acquire) {
             return false;
         }
+        let Some(_group) = self.group.try_enter(&self.waker) else {
+            return false;
+        };
         let mut callback = match self.callback.try_lock() {
             Ok(c) => c,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
@@ -173,11 +188,22 @@ impl GuardCondition {
 
 impl Node {
     /// Creates a steady timer whose callback the executor spinning this node
-    /// runs every `period`, the first time one period from now.
+    /// runs every `period`, the first time one period from now, in the node's
+    /// default callback group.
     pub fn create_timer(
         &self,
         period: Duration,
         callback: impl FnMut() + Send + 'static,
+    ) -> Result<Timer, TimerCreateError> {
+        self.create_timer_in_group(period, callback, &self.default_callback_group())
+    }
+
+    /// [`create_timer`](Node::create_timer) in the callback group `group`.
+    pub fn create_timer_in_group(
+        &self,
+        period: Duration,
+        callback: impl FnMut() + Send + 'static,
+        group: &CallbackGroup,
     ) -> Result<Timer, TimerCreateError> {
         if period.is_zero() {
             return Err(TimerCreateError::ZeroPeriod);
@@ -188,6 +214,7 @@ impl Node {
             canceled: AtomicBool::new(false),
             callback: Mutex::new(Box::new(callback)),
             waker: self.inner.waker.clone(),
+            group: group.clone(),
         });
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));
@@ -196,15 +223,26 @@ impl Node {
 
     /// Creates a guard condition: [`trigger`](GuardCondition::trigger) it
     /// from any thread to have the executor spinning this node run
-    /// `callback`.
+    /// `callback` (in the node's default callback group).
     pub fn create_guard_condition(
         &self,
         callback: impl FnMut() + Send + 'static,
+    ) -> GuardCondition {
+        self.create_guard_condition_in_group(callback, &self.default_callback_group())
+    }
+
+    /// [`create_guard_condition`](Node::create_guard_condition) in the
+    /// callback group `group`.
+    pub fn create_guard_condition_in_group(
+        &self,
+        callback: impl FnMut() + Send + 'static,
+        group: &CallbackGroup,
     ) -> GuardCondition {
         let shared = Arc::new(GuardShared {
             triggered: AtomicBool::new(false),
             callback: Mutex::new(Box::new(callback)),
             waker: self.inner.waker.clone(),
+            group: group.clone(),
         });
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));

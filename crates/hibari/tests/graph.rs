@@ -73,3 +73,22 @@ fn waiting_for_a_node_wakes_when_it_appears_and_times_out_otherwise() {
     t.join().unwrap();
     assert!(observer.wait_for_graph(|g| g.nodes.len() == 1, Duration::from_secs(10)));
 }
+
+#[test]
+fn services_are_listed_by_name_and_type_not_as_topics() {
+    use hibari::msg::std_srvs::srv::{SetBool, SetBool_Request, SetBool_Response};
+    let ctx = Context::builder().isolated().create().unwrap();
+    let node = ctx.create_node_with_namespace("light", "/house").unwrap();
+    let _server = node
+        .create_service::<SetBool, _>("switch", |r: SetBool_Request| SetBool_Response {
+            success: r.data,
+            message: String::new(),
+        })
+        .unwrap();
+    let other = ctx.create_node("panel").unwrap();
+    let _client = other.create_client::<SetBool>("/house/switch").unwrap();
+    let services = other.get_service_names_and_types();
+    assert_eq!(services.len(), 1, "{services:?}");
+    assert_eq!(services["/house/switch"], vec!["std_srvs/srv/SetBool"]);
+    assert!(other.get_topic_names_and_types().is_empty());
+}

@@ -1,6 +1,8 @@
 //! Tests of the runtime through its public API, in one process.
 
+mod events;
 mod executor;
+mod groups;
 mod multi;
 mod pubsub;
 

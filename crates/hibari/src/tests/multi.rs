@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use super::isolated;
 use crate::msg::std_msgs::msg::UInt64;
-use crate::{MultiThreadedExecutor, QosProfile, SampleInfo};
+use crate::{
+    CallbackGroupType, MultiThreadedExecutor, QosProfile, SampleInfo, SubscriptionOptions,
+};
 
 const PATIENCE: Duration = Duration::from_secs(60);
 
@@ -40,8 +42,10 @@ fn with_four_threads_a_listener_still_gets_every_sample_in_order() {
 }
 
 #[test]
-fn callbacks_of_different_subscriptions_run_in_parallel_but_one_never_overlaps_itself() {
+fn callbacks_of_different_subscriptions_of_a_reentrant_group_run_in_parallel_but_one_never_overlaps_itself(
+) {
     let node = isolated().create_node("n").unwrap();
+    let group = node.create_callback_group(CallbackGroupType::Reentrant);
     // Each callback waits (bounded) until two callbacks are inside at once.
     let inside = Arc::new((Mutex::new(0usize), Condvar::new()));
     let met = Arc::new(AtomicUsize::new(0));
@@ -51,21 +55,26 @@ fn callbacks_of_different_subscriptions_run_in_parallel_but_one_never_overlaps_i
         let (inside, met, overlapped) = (inside.clone(), met.clone(), overlapped.clone());
         let busy = Arc::new(AtomicBool::new(false));
         subs.push(
-            node.create_subscription(topic, QosProfile::default(), move |_: &UInt64| {
-                if busy.swap(true, Ordering::SeqCst) {
-                    overlapped.store(true, Ordering::SeqCst);
-                }
-                let (count, changed) = &*inside;
-                let mut n = count.lock().unwrap();
-                *n += 1;
-                changed.notify_all();
-                let (n, timeout) = changed.wait_timeout_while(n, PATIENCE, |n| *n < 2).unwrap();
-                if !timeout.timed_out() {
-                    met.fetch_add(1, Ordering::SeqCst);
-                }
-                drop(n);
-                busy.store(false, Ordering::SeqCst);
-            })
+            node.create_subscription_with(
+                topic,
+                QosProfile::default(),
+                move |_: &UInt64| {
+                    if busy.swap(true, Ordering::SeqCst) {
+                        overlapped.store(true, Ordering::SeqCst);
+                    }
+                    let (count, changed) = &*inside;
+                    let mut n = count.lock().unwrap();
+                    *n += 1;
+                    changed.notify_all();
+                    let (n, timeout) = changed.wait_timeout_while(n, PATIENCE, |n| *n < 2).unwrap();
+                    if !timeout.timed_out() {
+                        met.fetch_add(1, Ordering::SeqCst);
+                    }
+                    drop(n);
+                    busy.store(false, Ordering::SeqCst);
+                },
+                SubscriptionOptions::new().callback_group(&group),
+            )
             .unwrap(),
         );
     }
