@@ -9,9 +9,22 @@
 //! [`Node`]s, whose names and topic names follow ROS 2's rules
 //! ([`names`]) and the command line's remapping rules
 //! (`--ros-args -r chatter:=talk`). A node creates [`Publisher`]s,
-//! [`Subscription`]s, steady [`Timer`]s and [`GuardCondition`]s; an executor
-//! ([`SingleThreadedExecutor`], [`MultiThreadedExecutor`]) runs their
-//! callbacks, sleeping without using CPU while nothing is ready.
+//! [`Subscription`]s, services and clients ([`ServiceServer`], [`Client`]:
+//! blocking calls with timeouts, or futures), steady [`Timer`]s and
+//! [`GuardCondition`]s; an executor ([`SingleThreadedExecutor`],
+//! [`MultiThreadedExecutor`]) runs their callbacks in [`CallbackGroup`]s,
+//! sleeping without using CPU while nothing is ready, and can
+//! `spin_until_future_complete`. Without an executor, a subscription is also
+//! a [`futures_core::Stream`] ([`SubscriptionStream`]) and a call a `Future`,
+//! usable under tokio.
+//!
+//! Around that: QoS events and statuses (matched, incompatible QoS or type,
+//! deadline missed, liveliness, message lost — [`PublisherOptions`],
+//! [`SubscriptionOptions`]), graph introspection on a node
+//! (`get_node_names`, `get_topic_names_and_types`,
+//! `get_publishers_info_by_topic`, …), and generic endpoints whose type is
+//! named at run time and which carry CDR bytes ([`Serialized`]), for tools and
+//! bridges.
 //!
 //! ```
 //! use hibari::msg::std_msgs::msg::String as RosString;
