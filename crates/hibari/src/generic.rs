@@ -23,7 +23,8 @@ use crate::subscription::{Handler, Subscription};
 use crate::SubscriptionCreateError;
 
 /// Marks a publisher or subscription of CDR bytes whose type is named at run
-/// time (see the [module](self)).
+/// time: `node.create_generic_publisher(topic, "pkg/msg/Name", qos)` and
+/// `create_generic_subscription`, carrying CDR bytes unchanged.
 #[derive(Debug)]
 pub enum Serialized {}
 
