@@ -1,0 +1,314 @@
+//! Runs one measured cell from the publisher process: pins the CPU, starts the
+//! subscriber as a child process (the benchmark binary re-executed with
+//! `__child`), opens the system on both sides, plays the ping-pong and turns
+//! the stamps into a [`Record`].
+//!
+//! Per message `i` the publisher takes `t0`, loans and fills the payload with
+//! the byte `i & 0xff`, stamps `t_send` into the header and sends; the
+//! subscriber stamps `t_recv` as soon as the payload is in hand, checks it (and
+//! sums every byte with `touch`), stamps `t_touch` and sends a 32-byte ack;
+//! the next message leaves only after that ack arrived. One-way latency is
+//! `t_recv − t_send` (`t_touch − t_send` with touch), on one `CLOCK_MONOTONIC`.
+
+use crate::control::{ChildReport, Control, ControlError, ControlListener, Message};
+use crate::measure::{publish_loop, total_bytes};
+use crate::stats::Record;
+use crate::sys;
+use crate::system::{system_by_name, Link, LinkError, Role, Setup, Variant};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use crate::placement::Placement;
+
+/// One cell to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellSpec {
+    /// System name (`floor`, `iceoryx2`).
+    pub system: String,
+    /// Variant name within the system (`futex`, `eventfd`, `spin`, `event`, `poll`).
+    pub variant: String,
+    /// Payload bytes (at least 32, for the header).
+    pub size: usize,
+    /// Whether the subscriber reads every byte before its final stamp.
+    pub touch: bool,
+    /// Where the two processes run.
+    pub placement: Placement,
+    /// Messages sent before measuring.
+    pub warmup: u64,
+    /// Messages measured.
+    pub samples: u64,
+}
+
+/// How to run cells.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The benchmark binary, re-executed as the subscriber.
+    pub child_exe: PathBuf,
+    /// Give up when no message completes for this long.
+    pub stall_timeout: Duration,
+}
+
+/// Why a cell could not be measured.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CellRunError {
+    /// The spec names an unknown system or variant, or an impossible size.
+    #[error("bad cell: {0}")]
+    Spec(String),
+    /// Pinning, spawning or waiting for the child failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The control channel failed.
+    #[error(transparent)]
+    Control(#[from] ControlError),
+    /// The system failed to set up, send or receive.
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    /// The subscriber process reported an error.
+    #[error("subscriber process failed: {0}")]
+    Child(String),
+}
+
+fn io(what: &'static str) -> impl FnOnce(std::io::Error) -> CellRunError {
+    move |source| CellRunError::Io { what, source }
+}
+
+/// Looks up the system and variant a spec names.
+pub(crate) fn resolve(
+    system: &str,
+    variant: &str,
+) -> Result<(Box<dyn crate::System>, Variant), String> {
+    let sys = system_by_name(system).ok_or_else(|| format!("unknown system {system:?}"))?;
+    let var = sys.variants().iter().find(|v| v.name == variant).copied();
+    let var = var.ok_or_else(|| format!("{system} has no variant {variant:?}"))?;
+    Ok((sys, var))
+}
+
+static CELL_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Measures one cell (see the module docs). Blocks until the child exited.
+pub fn run_cell(spec: &CellSpec, opts: &RunOptions) -> Result<Record, CellRunError> {
+    let (system, variant) = resolve(&spec.system, &spec.variant).map_err(CellRunError::Spec)?;
+    if spec.size < crate::workload::HEADER_LEN {
+        return Err(CellRunError::Spec(format!(
+            "size {} is below the 32-byte header",
+            spec.size
+        )));
+    }
+    let tag = format!(
+        "hbipc_{}_{}",
+        std::process::id(),
+        CELL_COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    sys::set_affinity(&spec.placement.cpus(Role::Publisher)).map_err(io("sched_setaffinity"))?;
+    // Declared before the child and the link so that it runs after both are gone,
+    // whether the cell succeeds or fails.
+    let _cleanup = RemoveLeftovers {
+        system: system.as_ref(),
+        tag: &tag,
+    };
+    let listener = ControlListener::bind(&tag)?;
+    let mut child = spawn_subscriber(spec, &tag, opts)?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut control = listener.accept(deadline, || matches!(child.0.try_wait(), Ok(None)))?;
+    match control.recv()? {
+        Message::Hello { .. } => {}
+        got => return Err(unexpected("hello", got)),
+    }
+    let abort = Arc::new(AtomicBool::new(false));
+    let setup = Setup {
+        role: Role::Publisher,
+        variant,
+        size: spec.size,
+        tag: &tag,
+        control: &mut control,
+        abort: abort.clone(),
+    };
+    let Link {
+        mut tx,
+        mut rx,
+        unblock,
+    } = system.open(setup)?;
+    control.set_read_timeout(Some(Duration::from_secs(20)))?;
+    match control.recv()? {
+        Message::Ready => {}
+        Message::Failed { error } => return Err(CellRunError::Child(error)),
+        got => return Err(unexpected("ready", got)),
+    }
+    let running = system.files_while_running(&tag);
+    let files_while_running = (running.len() as u64, total_bytes(&running));
+    tx.wait_connected()?;
+
+    let progress = Arc::new(AtomicU64::new(0));
+    let watcher = spawn_watcher(
+        control.try_clone()?,
+        &progress,
+        &abort,
+        unblock,
+        child.0.id(),
+        opts.stall_timeout,
+    );
+    let measured = publish_loop(spec, tx.as_mut(), rx.as_mut(), &progress);
+    if measured.is_err() {
+        sys::kill_process(child.0.id()); // the watcher then sees the channel close
+    }
+    let report = watcher
+        .join()
+        .map_err(|_| CellRunError::Child("watcher thread panicked".into()))?;
+    let (measured, report) = match (measured, report) {
+        (Ok(m), Ok(r)) => (m, r),
+        (_, Err(e)) | (Err(e), _) => return Err(e),
+    };
+    drop((tx, rx, control));
+    child
+        .wait(Duration::from_secs(20))
+        .map_err(io("wait for subscriber"))?;
+
+    let leftovers = system.leftovers(&tag); // removed by `_cleanup` on return
+    let leftover_bytes = total_bytes(&leftovers);
+    Ok(measured.into_record(
+        spec,
+        system.as_ref(),
+        variant,
+        &report,
+        files_while_running,
+        &leftovers,
+        leftover_bytes,
+    ))
+}
+
+fn unexpected(expected: &'static str, got: Message) -> CellRunError {
+    ControlError::Unexpected {
+        expected,
+        got: Box::new(got),
+    }
+    .into()
+}
+
+/// Starts the subscriber process: this binary again, with the hidden `__child` command.
+fn spawn_subscriber(
+    spec: &CellSpec,
+    tag: &str,
+    opts: &RunOptions,
+) -> Result<KillOnDrop, CellRunError> {
+    let mut cmd = Command::new(&opts.child_exe);
+    cmd.arg("__child");
+    cmd.args([
+        "--system",
+        &spec.system,
+        "--variant",
+        &spec.variant,
+        "--tag",
+        tag,
+    ]);
+    cmd.args([
+        "--size",
+        &spec.size.to_string(),
+        "--placement",
+        spec.placement.as_str(),
+    ]);
+    cmd.args([
+        "--warmup",
+        &spec.warmup.to_string(),
+        "--samples",
+        &spec.samples.to_string(),
+    ]);
+    if spec.touch {
+        cmd.arg("--touch");
+    }
+    let child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).spawn();
+    Ok(KillOnDrop(child.map_err(io("spawn subscriber"))?))
+}
+
+/// Waits on the control channel for the subscriber's final report. If the
+/// subscriber dies, fails, or no message completes for `stall`, it kills the
+/// subscriber, sets `abort` and calls `unblock` so the publisher loop returns.
+fn spawn_watcher(
+    mut control: Control,
+    progress: &Arc<AtomicU64>,
+    abort: &Arc<AtomicBool>,
+    unblock: Box<dyn Fn() + Send + Sync>,
+    pid: u32,
+    stall: Duration,
+) -> std::thread::JoinHandle<Result<ChildReport, CellRunError>> {
+    let (progress, abort) = (progress.clone(), abort.clone());
+    std::thread::spawn(move || {
+        control.set_read_timeout(Some(Duration::from_millis(250)))?;
+        let (mut seen, mut since) = (0, Instant::now());
+        let fail = |e: CellRunError| {
+            abort.store(true, Ordering::SeqCst);
+            sys::kill_process(pid);
+            unblock();
+            Err(e)
+        };
+        loop {
+            match control.recv() {
+                Ok(Message::Report(r)) => return Ok(r),
+                Ok(Message::Failed { error }) => return fail(CellRunError::Child(error)),
+                Ok(got) => return fail(unexpected("report", got)),
+                Err(ControlError::Timeout(_)) => {
+                    let now = progress.load(Ordering::Relaxed);
+                    if now != seen {
+                        (seen, since) = (now, Instant::now());
+                    } else if since.elapsed() > stall {
+                        let e = format!("no message completed for {stall:?}");
+                        return fail(CellRunError::Child(e));
+                    }
+                }
+                Err(e) => return fail(e.into()),
+            }
+        }
+    })
+}
+
+/// Removes the files a system left for a cell.
+struct RemoveLeftovers<'a> {
+    system: &'a dyn crate::System,
+    tag: &'a str,
+}
+
+impl Drop for RemoveLeftovers<'_> {
+    fn drop(&mut self) {
+        for path in self.system.leftovers(self.tag) {
+            let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
+        }
+    }
+}
+
+/// Kills the child if the cell fails before it exited on its own.
+struct KillOnDrop(Child);
+
+impl KillOnDrop {
+    fn wait(&mut self, timeout: Duration) -> std::io::Result<()> {
+        let deadline = Instant::now() + timeout;
+        while self.0.try_wait()?.is_none() {
+            if Instant::now() > deadline {
+                let _ = self.0.kill();
+                self.0.wait()?;
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "subscriber did not exit",
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The publisher's side of the ping-pong and the record it turns into.
+
+use crate::control::ChildReport;
+use crate::harness::{CellRunError, CellSpec};
+use crate::machine::MachineCpu;
+use crate::stats::{Latencies, Record};
+use crate::sys::{self, Usage};
+use crate::system::{Publish, Subscribe, System, Variant};
+use crate::workload::{fill_byte, Ack, Header};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Total size of the regular files among `paths`.
+pub(crate) fn total_bytes(paths: &[PathBuf]) -> u64 {
+    paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// What the publisher side measured.
+pub(crate) struct Measured {
+    one_way: Latencies,
+    arrival: Latencies,
+    rtt: Latencies,
+    fill: Latencies,
+    received: u64,
+    errors: u64,
+    usage: Usage,
+    /// Machine-wide busy CPU s, steal s and wall s over the measured window.
+    machine: (f64, f64, f64),
+}
+
+pub(crate) fn publish_loop(
+    spec: &CellSpec,
+    tx: &mut dyn Publish,
+    rx: &mut dyn Subscribe,
+    progress: &AtomicU64,
+) -> Result<Measured, CellRunError> {
+    let mut m = Measured {
+        one_way: Latencies::new(),
+        arrival: Latencies::new(),
+        rtt: Latencies::new(),
+        fill: Latencies::new(),
+        received: 0,
+        errors: 0,
+        usage: Usage::default(),
+        machine: (0.0, 0.0, 0.0),
+    };
+    let (mut start, mut machine_start) = (Usage::now(), MachineCpu::now());
+    for i in 0..spec.warmup + spec.samples {
+        if i == spec.warmup {
+            (start, machine_start) = (Usage::now(), MachineCpu::now());
+        }
+        let t0 = sys::monotonic_ns();
+        let mut t_send = 0;
+        tx.publish(spec.size, fill_byte(i), &mut |buf| {
+            t_send = sys::monotonic_ns();
+            Header {
+                seq: i,
+                t_send,
+                len: spec.size as u64,
+            }
+            .write(buf);
+        })?;
+        let mut ack = None;
+        rx.receive(&mut |bytes| ack = Ack::read(bytes))?;
+        let t_ack = sys::monotonic_ns();
+        progress.store(i + 1, Ordering::Relaxed);
+        if i < spec.warmup {
+            continue;
+        }
+        match ack {
+            Some(a) if a.seq == i && a.ok => {
+                let end = if spec.touch { a.t_touch } else { a.t_recv };
+                m.one_way.record_ns(end.saturating_sub(t_send));
+                m.arrival.record_ns(a.t_recv.saturating_sub(t_send));
+                m.rtt.record_ns(t_ack.saturating_sub(t_send) / 2);
+                m.fill.record_ns(t_send.saturating_sub(t0));
+                m.received += 1;
+            }
+            _ => m.errors += 1,
+        }
+    }
+    m.usage = Usage::now().since(&start);
+    m.machine = MachineCpu::now().since(&machine_start);
+    Ok(m)
+}
+
+impl Measured {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn into_record(
+        self,
+        spec: &CellSpec,
+        system: &dyn System,
+        variant: Variant,
+        child: &ChildReport,
+        files_while_running: (u64, u64),
+        leftovers: &[PathBuf],
+        leftover_bytes: u64,
+    ) -> Record {
+        let per_msg = |cpu_us: f64| cpu_us / spec.samples.max(1) as f64;
+        let (busy_s, steal_s, wall_s) = self.machine;
+        let ours_s = (self.usage.cpu_us + child.cpu_us) / 1e6;
+        Record {
+            experiment: "ipc-latency".into(),
+            system: system.name().into(),
+            transport: variant.transport.into(),
+            mode: variant.mode.as_str().into(),
+            variant: variant.name.into(),
+            language: "rust".into(),
+            size_bytes: spec.size as u64,
+            placement: spec.placement.as_str().into(),
+            touch: spec.touch,
+            warmup: spec.warmup,
+            sent: spec.samples,
+            received: self.received.min(child.received),
+            lost: spec.samples - self.received.min(child.received),
+            errors: self.errors + child.errors,
+            latency: self.one_way.summary(),
+            arrival_p50_us: self.arrival.quantile_us(0.5),
+            rtt_half_p50_us: self.rtt.quantile_us(0.5),
+            fill_p50_us: self.fill.quantile_us(0.5),
+            cpu_pub_us_per_msg: per_msg(self.usage.cpu_us),
+            cpu_sub_us_per_msg: per_msg(child.cpu_us),
+            ctx_vol: self.usage.ctx_vol + child.ctx_vol,
+            ctx_invol: self.usage.ctx_invol + child.ctx_invol,
+            ctx_vol_pub: self.usage.ctx_vol,
+            ctx_vol_sub: child.ctx_vol,
+            ctx_invol_pub: self.usage.ctx_invol,
+            ctx_invol_sub: child.ctx_invol,
+            files_while_running: files_while_running.0,
+            bytes_while_running: files_while_running.1,
+            others_cores: (wall_s >= 0.25).then(|| ((busy_s - ours_s) / wall_s).max(0.0)),
+            steal_ms: steal_s * 1e3,
+            leftover_files: leftovers.iter().map(|p| p.display().to_string()).collect(),
+            leftover_bytes,
+        }
+    }
+}

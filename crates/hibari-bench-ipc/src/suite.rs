@@ -1,0 +1,159 @@
+//! A whole run: which cells to measure, in what order, and the JSON document
+//! that holds their records together with a description of the machine.
+
+use crate::harness::{CellSpec, Placement};
+use crate::machine::Machine;
+use crate::stats::Record;
+use crate::system::{all_systems, Mode};
+
+/// The payload sizes of issue 4's benchmark: 64 B, 4 KiB, 64 KiB, 640x480 RGB, 1920x1080 RGB.
+pub const SIZES: [usize; 5] = [64, 4096, 65_536, 921_600, 6_220_800];
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// System names, in table order (empty: all).
+    pub systems: Vec<String>,
+    /// Variant names to keep (empty: all).
+    pub variants: Vec<String>,
+    /// Modes to keep.
+    pub modes: Vec<Mode>,
+    /// Payload sizes.
+    pub sizes: Vec<usize>,
+    /// Placements, each measured in full before the next.
+    pub placements: Vec<Placement>,
+    /// Touch variants to run (`[false]`, `[true]` or both).
+    pub touch: Vec<bool>,
+    /// Warm-up messages per cell.
+    pub warmup: u64,
+    /// Measured messages per cell.
+    pub samples: u64,
+    /// Also busy-poll with both processes on one CPU (normally skipped: the spinning
+    /// publisher and subscriber starve each other until the scheduler's time slice ends).
+    pub poll_same_cpu: bool,
+}
+
+/// A cell the plan left out, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Skipped {
+    /// `system/variant`.
+    pub series: String,
+    /// Placement.
+    pub placement: Placement,
+    /// Why.
+    pub reason: String,
+}
+
+impl Plan {
+    /// The cells in run order (placement, touch, system, variant, size) and the skipped ones.
+    pub fn cells(&self) -> (Vec<CellSpec>, Vec<Skipped>) {
+        let (mut cells, mut skipped) = (Vec::new(), Vec::new());
+        let systems = all_systems();
+        for &placement in &self.placements {
+            for &touch in &self.touch {
+                for system in &systems {
+                    if !self.systems.is_empty() && !self.systems.iter().any(|s| s == system.name())
+                    {
+                        continue;
+                    }
+                    for variant in system.variants() {
+                        if !self.modes.contains(&variant.mode)
+                            || (!self.variants.is_empty()
+                                && !self.variants.iter().any(|v| v == variant.name))
+                        {
+                            continue;
+                        }
+                        if variant.mode == Mode::Poll
+                            && placement == Placement::Same
+                            && !self.poll_same_cpu
+                        {
+                            if !touch || self.touch.len() == 1 {
+                                skipped.push(Skipped {
+                                    series: format!("{}/{}", system.name(), variant.name),
+                                    placement,
+                                    reason:
+                                        "busy-poll with both processes on one CPU starves the peer"
+                                            .into(),
+                                });
+                            }
+                            continue;
+                        }
+                        for &size in &self.sizes {
+                            cells.push(CellSpec {
+                                system: system.name().into(),
+                                variant: variant.name.into(),
+                                size,
+                                touch,
+                                placement,
+                                warmup: self.warmup,
+                                samples: self.samples,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        (cells, skipped)
+    }
+}
+
+/// The `--json` document: the machine, the plan's shape and one record per series.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    /// The machine.
+    pub machine: Machine,
+    /// The command line of the run.
+    pub command: String,
+    /// Load average at the end of the run.
+    pub load1_at_end: String,
+    /// Cells left out.
+    pub skipped: Vec<Skipped>,
+    /// Cells that failed, with their error.
+    pub failed: Vec<String>,
+    /// One record per measured series.
+    pub records: Vec<Record>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(placements: Vec<Placement>, touch: Vec<bool>) -> Plan {
+        Plan {
+            systems: vec![],
+            variants: vec![],
+            modes: vec![Mode::Event, Mode::Poll],
+            sizes: SIZES.to_vec(),
+            placements,
+            touch,
+            warmup: 200,
+            samples: 2000,
+            poll_same_cpu: false,
+        }
+    }
+
+    #[test]
+    fn busy_poll_is_skipped_only_when_both_processes_share_one_cpu() {
+        let (cells, skipped) = plan(vec![Placement::Same, Placement::Cross], vec![false]).cells();
+        // floor: futex, eventfd, spin; iceoryx2: event, poll — 5 variants x 5 sizes.
+        let same = cells
+            .iter()
+            .filter(|c| c.placement == Placement::Same)
+            .count();
+        let cross = cells
+            .iter()
+            .filter(|c| c.placement == Placement::Cross)
+            .count();
+        assert_eq!((same, cross), (3 * 5, 5 * 5));
+        let names: Vec<_> = skipped.iter().map(|s| s.series.as_str()).collect();
+        assert_eq!(names, ["floor/spin", "iceoryx2/poll"]);
+        assert!(skipped.iter().all(|s| s.placement == Placement::Same));
+    }
+
+    #[test]
+    fn both_touch_settings_double_the_cells_and_report_each_skip_once() {
+        let (cells, skipped) = plan(vec![Placement::Same], vec![false, true]).cells();
+        assert_eq!(cells.len(), 2 * 3 * 5);
+        assert_eq!(skipped.len(), 2);
+    }
+}
