@@ -117,15 +117,17 @@ fn env_domain_id() -> Result<DomainId, ContextCreateError> {
 }
 
 impl Context {
-    /// The in-process transport of the domain in `HIBARI_DOMAIN_ID` (0 when
-    /// unset), no remapping.
+    /// The domain in `HIBARI_DOMAIN_ID` (0 when unset), reaching this process
+    /// and the others on this host ([`transports`](crate::transports)), no
+    /// remapping.
     pub fn new() -> Result<Self, ContextCreateError> {
         Self::builder().create()
     }
 
-    /// The in-process transport of domain `domain_id`, no remapping.
+    /// Domain `domain_id`, reaching this process and the others on this
+    /// host, no remapping.
     pub fn with_domain(domain_id: DomainId) -> Self {
-        Self::from_parts(Arc::new(InprocTransport::open(domain_id)), Vec::new())
+        Self::from_parts(crate::transports::default_transport(domain_id), Vec::new())
     }
 
     /// Like [`new`](Context::new), with the remapping rules found in `args`
@@ -240,8 +242,8 @@ impl ContextBuilder {
         self
     }
 
-    /// A transport of your own (default: the in-process transport of the
-    /// domain); the domain is then the transport's.
+    /// A transport of your own (default: the in-process and shared-memory
+    /// transports of the domain); the domain is then the transport's.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
         self.transport = Some(transport);
         self
@@ -273,7 +275,7 @@ impl ContextBuilder {
                     Some(d) => d,
                     None => env_domain_id()?,
                 };
-                Arc::new(InprocTransport::open(domain))
+                crate::transports::default_transport(domain)
             }
         };
         Ok(Context::from_parts(transport, rules))
@@ -304,10 +306,15 @@ mod tests {
     }
 
     #[test]
-    fn with_domain_serves_that_domain_in_process() {
+    fn with_domain_serves_that_domain_in_process_and_on_this_host() {
         let c = Context::with_domain(17);
         assert_eq!(c.domain_id(), 17);
-        assert_eq!(c.transport().kind(), "inproc");
+        // In-process and shared memory, unless shared memory is unavailable.
+        assert!(["fanout", "inproc"].contains(&c.transport().kind()));
+        assert!(Context::builder()
+            .isolated()
+            .create()
+            .is_ok_and(|c| c.transport().kind() == "inproc"));
     }
 
     #[test]

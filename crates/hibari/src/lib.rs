@@ -80,6 +80,7 @@ mod node;
 mod pubsub;
 mod remap;
 mod timer;
+pub mod transports;
 mod wait;
 // QoS events and callback groups.
 mod create;
@@ -96,6 +97,9 @@ mod future;
 mod reply;
 mod service;
 mod stream;
+// Generic (run-time typed, CDR) services and clients, for bridges and tools.
+mod generic_client;
+mod generic_service;
 
 #[cfg(test)]
 mod tests;
@@ -111,6 +115,8 @@ pub use events::{
 pub use executor::{NodeAddError, SingleThreadedExecutor};
 pub use future::{ResponseFuture, SpinError};
 pub use generic::Serialized;
+pub use generic_client::{GenericClient, GenericResponseFuture};
+pub use generic_service::{GenericServiceServer, ServiceRespondError, ServiceResponder};
 pub use graph::TopicEndpointInfo;
 pub use group::{CallbackGroup, CallbackGroupType};
 pub use multi::MultiThreadedExecutor;

@@ -1,0 +1,137 @@
+//! hibari's same-host transport: processes on one machine exchange
+//! messages through shared memory, without copying them, whatever their
+//! size; subscribers are woken by an event, not by polling; and any process
+//! may be killed at any moment without harming the others or leaving
+//! anything behind.
+//!
+//! # How it works
+//!
+//! - **Discovery** needs no daemon and no file: each participant listens on
+//!   an abstract Unix socket (`hibari/<uid>/<domain>/<slot>`, freed by the
+//!   kernel when the process ends) and connects to the others of its domain;
+//!   endpoints are announced over these connections, and a new one is
+//!   matched as soon as its announcement arrives. Only the same user (or a
+//!   configured group) is accepted (`SO_PEERCRED`).
+//! - **Data** lives in the writer's shared memory: sealed memfds, passed to
+//!   readers over the sockets as read-only descriptors, so a reader can map
+//!   but never modify them. A write takes a chunk (segments grow for larger
+//!   messages) and encodes the message once, straight into it — or the
+//!   application writes into a [`Loan`] itself. Each (writer, reader) pair
+//!   has a lock-free ring of chunk descriptors; the reader's sample is a view
+//!   of the chunk, returned when dropped.
+//! - **Waking** is an eventfd write, only when the reader is about to sleep,
+//!   straight to the executor's own eventfd when its waker has one
+//!   ([`Notify::wake_fd`](hibari_transport::Notify::wake_fd)).
+//! - **Crash safety** is by construction: memfds and abstract sockets are
+//!   freed by the kernel with their last holder; a participant's death is its
+//!   socket's end of file, upon which the others unmatch its endpoints and
+//!   take back every chunk its readers held. Nothing is ever created in
+//!   `/dev/shm`, `/tmp` or anywhere in a file system.
+//!
+//! One [`ShmTransport`] is one participant: it matches the endpoints of the
+//! other participants of its domain. It does not deliver to its own readers
+//! (the runtime uses the in-process transport within a process) unless
+//! [`ShmConfig::loopback`] is set, which makes it behave like two processes
+//! in one — that is how the conformance suite runs it.
+//!
+//! ```no_run
+//! use hibari_shm::ShmTransport;
+//! use hibari_transport::{EndpointSpec, QosProfile, Reader, ReaderOptions, Writer, WriterOptions};
+//! # #[derive(Clone, Debug, Default, PartialEq)] struct Frame { pixels: Vec<u8> }
+//! # impl hibari_cdr::Message for Frame {
+//! #   const TYPE_NAME: &'static str = "my_msgs/msg/Frame"; const TYPE_HASH: &'static str = "";
+//! #   const DEFINITION: &'static str = "uint8[] pixels\n";
+//! #   fn encode_fields<S: hibari_cdr::CdrSink>(&self, w: &mut hibari_cdr::CdrWriter<S>) -> Result<(), hibari_cdr::CdrEncodeError> { w.write_prim_seq("pixels", &self.pixels, None) }
+//! #   fn decode_fields_into(&mut self, r: &mut hibari_cdr::CdrReader<'_>) -> Result<(), hibari_cdr::CdrDecodeError> { r.read_prim_vec_into(&mut self.pixels) }
+//! # }
+//! let spec = EndpointSpec::new::<Frame>("/camera/image", QosProfile::sensor_data());
+//! // Process A:
+//! let a = ShmTransport::open(0)?;
+//! let writer = a.writer(&spec, &WriterOptions::default())?;
+//! let mut loan = writer.loan(6_220_800)?; // shared memory, nothing copied
+//! loan.fill(0x7f);
+//! loan.send().map_err(|e| e.reason)?;
+//! // Process B:
+//! let b = ShmTransport::open(0)?;
+//! let reader = b.reader(&spec, &ReaderOptions::default())?;
+//! if let Some(sample) = reader.take() {
+//!     let bytes = sample.payload.cdr()?; // the writer's memory, read-only
+//!     println!("{} bytes, #{}", bytes.len(), sample.info.sequence);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Limits
+//!
+//! - A reader's depth applies per matched writer (each pair has its own
+//!   ring); keep-all readers are bounded by `ResourceLimits::max_samples`
+//!   (at most 65 536 per writer), not by `max_bytes`.
+//! - A reader holding more than 4 096 samples of one writer beyond its ring
+//!   gets no more from it until it drops some; a writer's shared memory is
+//!   bounded by [`ShmConfig::max_writer_bytes`].
+//! - Linux only (memfd, eventfd, abstract sockets, `SO_PEERCRED`), on 64-bit
+//!   targets whose 64-bit atomic loads are plain loads (x86-64, AArch64), as
+//!   peers' memory is mapped read-only.
+//!
+//! # Tests
+//!
+//! Besides unit tests, the transport conformance suite (`tests/conformance.rs`),
+//! real processes (`tests/processes.rs`, `tests/cleanup.rs`, with the
+//! `shm-peer` binary), a bounded random-kill stress test (`tests/stress.rs`),
+//! and a loom model of the rings:
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" cargo test -p hibari-shm --release --lib loom
+//! ```
+//!
+//! Latency figures: `cargo run -p hibari-shm --release --example shm_pingpong`.
+#![warn(missing_docs)]
+
+#[allow(dead_code)]
+mod ring;
+
+#[cfg(not(loom))]
+mod codec;
+#[cfg(not(loom))]
+mod control;
+#[cfg(not(loom))]
+mod core;
+#[cfg(not(loom))]
+mod discovery;
+#[cfg(not(loom))]
+mod handshake;
+#[cfg(not(loom))]
+mod layout;
+#[cfg(not(loom))]
+mod matching;
+#[cfg(not(loom))]
+mod pool;
+#[cfg(not(loom))]
+mod proto;
+#[cfg(not(loom))]
+mod publish;
+#[cfg(not(loom))]
+mod reader;
+#[cfg(not(loom))]
+mod rlink;
+#[cfg(not(loom))]
+mod send;
+#[cfg(not(loom))]
+mod sock;
+#[cfg(not(loom))]
+mod state;
+#[cfg(not(loom))]
+mod sys;
+#[cfg(not(loom))]
+mod transport;
+#[cfg(not(loom))]
+mod wlink;
+#[cfg(not(loom))]
+mod writer;
+
+#[cfg(not(loom))]
+pub use reader::ShmReader;
+#[cfg(not(loom))]
+pub use transport::{ShmConfig, ShmOpenError, ShmTransport};
+#[cfg(not(loom))]
+pub use writer::{Loan, LoanError, SendError, ShmWriter};

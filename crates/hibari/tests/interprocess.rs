@@ -1,0 +1,210 @@
+//! Two real processes on this host, through the public API only: the context
+//! picks shared memory by itself. The child is this test binary run again
+//! with `HIBARI_TEST_CHILD` set (it then runs only the `child` test).
+
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use hibari::msg::sensor_msgs::msg::Image;
+use hibari::msg::std_msgs::msg::String as RosString;
+use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
+
+const CHILD: &str = "HIBARI_TEST_CHILD";
+
+/// Kills the child when dropped, so a failing test leaves no process behind.
+struct Kill(Child);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_child(role: &str, domain: u32) -> Kill {
+    Kill(
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child", "--nocapture", "--test-threads=1"])
+            .env(CHILD, role)
+            .env("HIBARI_DOMAIN_ID", domain.to_string())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn the child"),
+    )
+}
+
+fn unique_domain() -> u32 {
+    // Far from the domains people use, distinct per test process and test.
+    100 + (std::process::id() % 100) * 2
+}
+
+fn frame(seq: u32) -> Image {
+    Image {
+        height: 1080,
+        width: 1920,
+        encoding: "rgb8".into(),
+        step: 1920 * 3,
+        data: vec![(seq % 251) as u8; 1920 * 1080 * 3],
+        ..Default::default()
+    }
+}
+
+/// The other process: publishes frames, or echoes strings, as told.
+#[test]
+fn child() {
+    let Ok(role) = std::env::var(CHILD) else {
+        return; // not a child: nothing to do
+    };
+    let ctx = Context::new().unwrap();
+    let node = ctx.create_node(&format!("child_{role}")).unwrap();
+    match role.as_str() {
+        "camera" => {
+            let p = node
+                .create_publisher::<Image>("/camera/image", QosProfile::default().keep_last(4))
+                .unwrap();
+            assert!(p.wait_for_subscribers(1, Duration::from_secs(20)));
+            for seq in 0..20 {
+                p.publish(frame(seq)).unwrap();
+            }
+            // Stay until the parent has taken them (it kills us).
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        "echo" => {
+            let p = node
+                .create_publisher::<RosString>("/echo/out", QosProfile::default())
+                .unwrap();
+            let _s = node
+                .create_subscription("/echo/in", QosProfile::default(), move |m: RosString| {
+                    // The parent spins while it publishes: waits are short.
+                    let mut msg = RosString {
+                        data: format!("echo {}", m.data),
+                    };
+                    while let Err(e) = p.publish(msg) {
+                        msg = e.into_message().expect("a full subscription hands it back");
+                    }
+                })
+                .unwrap();
+            let exec = SingleThreadedExecutor::new();
+            exec.add_node(&node).unwrap();
+            exec.spin();
+        }
+        other => panic!("unknown role {other}"),
+    }
+}
+
+fn dev_shm() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn frames_from_another_process_arrive_whole_in_order_with_their_info() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let before = dev_shm();
+    let domain = unique_domain();
+    let ctx = Context::with_domain(domain);
+    assert_eq!(
+        ctx.transport().kind(),
+        "fanout",
+        "shared memory is not in use"
+    );
+    let node = ctx.create_node("viewer").unwrap();
+    let (tx, rx) = mpsc::channel::<(u32, usize, bool, SampleInfo)>();
+    let _sub = node
+        .create_subscription(
+            "/camera/image",
+            QosProfile::default().keep_last(20),
+            move |img: &Image, info: &SampleInfo| {
+                let whole = img.data.iter().all(|&b| b == img.data[0]);
+                tx.send((img.data[0] as u32, img.data.len(), whole, *info))
+                    .unwrap();
+            },
+        )
+        .unwrap();
+    let child = spawn_child("camera", domain);
+    let exec = SingleThreadedExecutor::new();
+    exec.add_node(&node).unwrap();
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while got.len() < 20 && std::time::Instant::now() < deadline {
+        exec.spin_once(Duration::from_millis(200));
+        got.extend(rx.try_iter());
+    }
+    // The publisher's node is in our graph while it lives.
+    assert!(node.get_node_names().contains(&"/child_camera".to_owned()));
+    drop(child);
+    assert_eq!(got.len(), 20, "received {} of 20 frames", got.len());
+    for (i, (first, len, whole, info)) in got.iter().enumerate() {
+        assert_eq!(*first, i as u32 % 251);
+        assert_eq!(*len, 1920 * 1080 * 3);
+        assert!(whole, "frame {i} torn");
+        assert_eq!(info.sequence, i as u64 + 1);
+        assert!(info.reception_timestamp_ns >= info.source_timestamp_ns);
+    }
+    // The killed process's node leaves the graph, and nothing stays behind.
+    assert!(node.wait_for_graph(
+        |g| !g.nodes.iter().any(|n| n.name == "child_camera"),
+        Duration::from_secs(10)
+    ));
+    assert_eq!(dev_shm(), before, "files left in /dev/shm");
+}
+
+#[test]
+fn a_round_trip_through_another_process_and_back() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let domain = unique_domain() + 1;
+    let ctx = Context::with_domain(domain);
+    let node = ctx.create_node("asker").unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    let _sub = node
+        .create_subscription("/echo/out", QosProfile::default(), move |m: RosString| {
+            tx.send(m.data).unwrap();
+        })
+        .unwrap();
+    let p = node
+        .create_publisher::<RosString>("/echo/in", QosProfile::default())
+        .unwrap();
+    let child = spawn_child("echo", domain);
+    assert!(p.wait_for_subscribers(1, Duration::from_secs(20)));
+    assert!(node.wait_for_graph(
+        |g| g.endpoints.iter().any(|e| e.spec.topic == "/echo/out"
+            && e.node.as_ref().is_some_and(|n| n.name == "child_echo")),
+        Duration::from_secs(20)
+    ));
+    assert!(node.wait_for_graph(|_| _sub.matched_publishers() == 1, Duration::from_secs(20)));
+    let exec = SingleThreadedExecutor::new();
+    exec.add_node(&node).unwrap();
+    let mut got = Vec::new();
+    // Published from another thread while this one spins: reliable QoS with a
+    // depth of 10 makes each side wait for the other to take, never lose.
+    let sender = std::thread::spawn(move || {
+        for i in 0..50 {
+            p.publish(RosString {
+                data: format!("{i}"),
+            })
+            .unwrap();
+        }
+        p
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while got.len() < 50 && std::time::Instant::now() < deadline {
+        exec.spin_once(Duration::from_millis(200));
+        got.extend(rx.try_iter());
+    }
+    drop(sender.join().unwrap());
+    drop(child);
+    let expected: Vec<String> = (0..50).map(|i| format!("echo {i}")).collect();
+    assert_eq!(got, expected);
+}
