@@ -84,6 +84,7 @@ mod ice;
 mod machine;
 mod measure;
 mod placement;
+mod shm;
 mod stats;
 mod suite;
 mod sys;

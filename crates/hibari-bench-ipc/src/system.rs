@@ -189,6 +189,7 @@ pub fn all_systems() -> Vec<Box<dyn System>> {
     vec![
         Box::new(crate::floor::Floor),
         Box::new(crate::ice::Iceoryx2),
+        Box::new(crate::shm::HibariShm),
     ]
 }
 

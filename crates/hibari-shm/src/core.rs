@@ -2,10 +2,12 @@
 //!
 //! One lock (`state`) guards the tables; it is taken by the participant's
 //! thread for every control message and by user threads when endpoints come
-//! and go, never on the data path. Messages to peers are queued per peer in
-//! order and sent by the participant's thread. Wakers run after the lock is
-//! released. Lock order: `state` → a writer's `publish` (only ever tried,
-//! never waited for) → a reader's queue → leaf locks (`late`, changes).
+//! and go, never on the data path. Messages to a peer are queued in order
+//! and sent by whichever thread holds the lock when they are queued (so an
+//! announcement leaves at once); a peer whose socket is full gets the rest
+//! from the participant's thread. Wakers run after the lock is released.
+//! Lock order: `state` → a writer's `publish` (only ever tried, never
+//! waited for) → a reader's queue → leaf locks (`late`, changes, releases).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
