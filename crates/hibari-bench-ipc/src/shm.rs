@@ -194,11 +194,16 @@ impl Subscribe for ShmRx {
                 return Err(LinkError::Aborted);
             }
             match &self.event {
+                // The writer keeps its copy of the eventfd non-blocking, which
+                // is shared with ours: wait in poll, then reset the counter.
                 Some(f) => {
+                    sys::wait_readable(f, Duration::from_millis(100));
                     let mut count = [0u8; 8];
-                    let _ = (&*f)
-                        .read(&mut count)
-                        .map_err(LinkError::io("eventfd read"))?;
+                    match (&*f).read(&mut count) {
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(e) => return Err(LinkError::io("eventfd read")(e)),
+                    }
                 }
                 None => std::hint::spin_loop(),
             }

@@ -163,9 +163,10 @@ impl Shared {
     }
 }
 
-/// Calls a service whose type is named at run time (see the
-/// [module](self)): CDR request bytes in, CDR response bytes out. Many calls
-/// may be in flight at once, from any threads.
+/// Calls a service whose type is named at run time: CDR request bytes in,
+/// CDR response bytes out, on the typed [`Client`](crate::Client)'s wire,
+/// so it calls typed and generic servers alike. Many calls may be in flight
+/// at once, from any threads; no executor is needed.
 pub struct GenericClient {
     shared: Arc<Shared>,
 }

@@ -181,8 +181,9 @@ fn envelope(id: RequestId, response: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Answers requests of a service whose type is named at run time (see the
-/// [module](self)). Dropping it removes the service; responders still held
+/// Answers requests of a service whose type is named at run time, with
+/// CDR bytes, now or later through each request's [`ServiceResponder`].
+/// Dropping it removes the service; responders still held
 /// then fail with [`ServiceRespondError::ServerGone`].
 pub struct GenericServiceServer {
     shared: Arc<GenericServerShared>,

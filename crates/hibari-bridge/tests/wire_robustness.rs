@@ -1,0 +1,206 @@
+//! Bad input, floods and stalled clients: a status or a closed connection
+//! for the offender, never a crash, and nothing at all for the others.
+
+mod common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use common::{wait_until, Fixture, Raw, LONG};
+use hibari::msg::std_msgs::msg::{String as RosString, UInt8MultiArray};
+use hibari::QosProfile;
+use serde_json::json;
+use tungstenite::Message as WsMessage;
+
+/// Whether the bridge still answers a fresh client.
+fn still_serving(f: &Fixture) -> bool {
+    let mut c = Raw::connect(&f.url());
+    c.send(json!({"op": "call_service", "service": "rosapi/nodes"}));
+    c.recv_op("service_response", LONG).is_some()
+}
+
+#[test]
+fn malformed_and_mistyped_ops_get_statuses_and_the_connection_goes_on() {
+    let f = Fixture::new();
+    let mut c = Raw::connect(&f.url());
+    let bad = [
+        "not json".to_owned(),
+        "[1,2,3]".to_owned(),
+        r#"{"op":5}"#.to_owned(),
+        r#"{"no_op":true}"#.to_owned(),
+        r#"{"op":"levitate"}"#.to_owned(),
+        r#"{"op":"subscribe","topic":3}"#.to_owned(),
+        r#"{"op":"subscribe","topic":"/t","type":"std_msgs/String","throttle_rate":"fast"}"#
+            .to_owned(),
+        r#"{"op":"subscribe","topic":"/t","type":"std_msgs/String","compression":9000}"#.to_owned(),
+        r#"{"op":"subscribe","topic":"/t","type":"std_msgs/String","queue_length":-4}"#.to_owned(),
+        r#"{"op":"advertise","topic":"/t","type":"no/such/Type/at/all"}"#.to_owned(),
+        r#"{"op":"advertise","topic":"/t","type":"nope_msgs/Missing"}"#.to_owned(),
+        r#"{"op":"advertise","topic":"bad name","type":"std_msgs/String"}"#.to_owned(),
+        r#"{"op":"advertise","topic":"/t","type":"std_msgs/String","queue_size":1e300}"#.to_owned(),
+        r#"{"op":"publish","topic":"/t","msg":{"data":5}}"#.to_owned(),
+        r#"{"op":"publish","topic":"/t","msg":{"unknown_field":"x"}}"#.to_owned(),
+        r#"{"op":"publish","topic":"/t","msg":"not an object"}"#.to_owned(),
+        r#"{"op":"fragment","id":"f","data":"x","num":5,"total":2}"#.to_owned(),
+        r#"{"op":"fragment","id":"f","data":"x","num":-1,"total":1e300}"#.to_owned(),
+        r#"{"op":"fragment","id":{},"data":"x","num":0,"total":1}"#.to_owned(),
+        r#"{"op":"service_response","id":"never","values":{},"result":true}"#.to_owned(),
+        r#"{"op":"advertise_service","service":"/s","type":"std_srvs/Nope"}"#.to_owned(),
+        r#"{"op":"send_action_goal","action":"/a","action_type":"x/Y"}"#.to_owned(),
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+    ];
+    for text in &bad {
+        c.send_text(text);
+    }
+    c.ws.send(WsMessage::binary(vec![0xff, 0xfe, b'{', 0xc3]))
+        .unwrap();
+    assert!(
+        c.recv(Duration::from_millis(300)).is_none(),
+        "no status before set_level"
+    );
+    let errors_before = f.bridge.stats().errors;
+    assert!(
+        errors_before >= bad.len() as u64,
+        "{errors_before} errors counted"
+    );
+
+    c.send(json!({"op": "set_level", "level": "error"}));
+    for text in &bad {
+        c.send_text(text);
+    }
+    let mut statuses = 0;
+    while let Some(s) = c.recv_op("status", Duration::from_millis(500)) {
+        assert_eq!(s["level"], "error");
+        statuses += 1;
+    }
+    assert!(
+        statuses >= bad.len() - 1,
+        "{statuses} statuses for {} bad messages",
+        bad.len()
+    );
+    c.send(json!({"op": "advertise", "topic": "/fine", "type": "std_msgs/String"}));
+    c.send(json!({"op": "call_service", "service": "rosapi/topics"}));
+    let r = c
+        .recv_op("service_response", LONG)
+        .expect("the connection goes on");
+    assert!(r["values"]["topics"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("/fine")));
+}
+
+#[test]
+fn oversized_messages_and_control_floods_close_only_the_offender() {
+    let f = Fixture::with(|c| c.max_message_size(1 << 20));
+    let mut big = Raw::connect(&f.url());
+    let huge = format!(
+        r#"{{"op":"publish","topic":"/t","msg":{{"data":"{}"}}}}"#,
+        "x".repeat(2 << 20)
+    );
+    let _ = big.ws.send(WsMessage::text(huge));
+    assert!(
+        wait_until(LONG, || f.bridge.stats().clients.is_empty()),
+        "closed"
+    );
+    assert!(still_serving(&f));
+
+    // Thousands of calls whose answers are never read: the control queue
+    // has a bound, and the client is cut off rather than the bridge growing.
+    let f = Fixture::with(|mut c| {
+        c.max_control_messages = 100;
+        c
+    });
+    let mut flood = Raw::connect(&f.url());
+    if let tungstenite::stream::MaybeTlsStream::Plain(s) = flood.ws.get_ref() {
+        s.set_nonblocking(false).unwrap();
+    }
+    let call = json!({"op": "call_service", "service": "rosapi/topics_and_raw_types"}).to_string();
+    for _ in 0..5000 {
+        if flood.ws.send(WsMessage::text(call.clone())).is_err() {
+            break;
+        }
+    }
+    assert!(
+        wait_until(LONG, || f.bridge.stats().clients.is_empty()),
+        "the flooder is cut off"
+    );
+    assert!(still_serving(&f));
+
+    // TCP: garbage between objects is skipped; an endless object closes.
+    let f = Fixture::with(|c| c.max_message_size(4096));
+    let _sub_node = &f.node;
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let g = got.clone();
+    let _sub = f
+        .node
+        .create_subscription("/tcp", QosProfile::default(), move |m: RosString| {
+            g.lock().unwrap().push(m.data)
+        })
+        .unwrap();
+    let mut tcp = std::net::TcpStream::connect(f.bridge.tcp_addr().unwrap()).unwrap();
+    tcp.write_all(br#"garbage {"op":"nothing_to_see"} ]]] {"op":"advertise","topic":"/tcp","type":"std_msgs/String"}{"op":"publish","topic":"/tcp","msg":{"data":"ok"}}"#).unwrap();
+    assert!(wait_until(LONG, || got.lock().unwrap().as_slice() == ["ok"]));
+    tcp.write_all(b"{\"op\":\"publish\",\"x\":\"").unwrap();
+    let endless = vec![b'a'; 8192];
+    let _ = tcp.write_all(&endless);
+    assert!(
+        wait_until(LONG, || f.bridge.stats().clients.is_empty()),
+        "closed"
+    );
+}
+
+#[test]
+fn a_stalled_client_loses_its_oldest_messages_within_its_budget_and_never_slows_another() {
+    let budget = 1 << 20;
+    let f = Fixture::with(|c| c.max_queued_bytes(budget));
+    let big = f
+        .node
+        .create_publisher::<UInt8MultiArray>("/big", QosProfile::default())
+        .unwrap();
+    let small = f
+        .node
+        .create_publisher::<RosString>("/small", QosProfile::default().keep_last(1000))
+        .unwrap();
+    let mut stalled = Raw::connect(&f.url());
+    let mut reader = Raw::connect(&f.url());
+    stalled.send(json!({"op": "subscribe", "topic": "/big"}));
+    reader.send(json!({"op": "subscribe", "topic": "/small"}));
+    assert!(big.wait_for_subscribers(1, LONG) && small.wait_for_subscribers(1, LONG));
+    assert!(wait_until(LONG, || f.bridge.stats().clients.len() == 2));
+    std::thread::sleep(Duration::from_millis(100));
+    // 400 × 64 KiB (base64: 87 KB each, 35 MB in all) for a client that
+    // never reads, interleaved with 400 small messages for one that does.
+    let payload = vec![7u8; 64 << 10];
+    for i in 0..400 {
+        big.publish(UInt8MultiArray {
+            data: payload.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+        small
+            .publish(RosString {
+                data: i.to_string(),
+            })
+            .unwrap();
+    }
+    for i in 0..400 {
+        let m = reader
+            .recv_op("publish", LONG)
+            .unwrap_or_else(|| panic!("small message {i} came"));
+        assert_eq!(m["msg"]["data"], i.to_string(), "in order, none lost");
+    }
+    let stats = f.bridge.stats();
+    let s = stats
+        .clients
+        .iter()
+        .find(|c| c.dropped > 0)
+        .expect("the stalled client dropped");
+    assert!(
+        s.queued_bytes <= budget + 100_000,
+        "{} bytes queued",
+        s.queued_bytes
+    );
+    let r = stats.clients.iter().find(|c| c.id != s.id).unwrap();
+    assert_eq!(r.dropped, 0, "the reading client lost nothing");
+    drop(stalled);
+}

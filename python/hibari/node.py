@@ -1,0 +1,190 @@
+"""Nodes and what they create: publishers, subscriptions, timers, services,
+clients — rclpy's API over hibari's runtime.
+
+A node keeps every entity it created alive until ``destroy_*`` (or
+``destroy_node``), as rclpy does. Callbacks run on the executor spinning the
+node. A subscription callback takes ``(msg)`` or ``(msg, info)``: ``info``
+is a ``SampleInfo`` (sequence, source and reception timestamps, latency,
+publisher id, messages lost just before). Numeric arrays of received
+messages are read-only numpy views of the received bytes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import Any, Callable, List, Optional, Tuple
+
+from . import _hibari
+from .context import Context, get_default_context
+from .entities import Client, Publisher, Service, Subscription
+from .qos import QoSLike, as_tuple, qos_profile_services_default
+
+__all__ = ["Node", "MutuallyExclusiveCallbackGroup", "ReentrantCallbackGroup"]
+
+
+class MutuallyExclusiveCallbackGroup:
+    """Accepted for rclpy compatibility; see ``Node.create_subscription``."""
+
+
+class ReentrantCallbackGroup:
+    """Accepted for rclpy compatibility; see ``Node.create_subscription``."""
+
+
+def _type_name(cls: Any, what: str) -> str:
+    name = getattr(cls, "_type", None)
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"expected a {what} class from hibari.msg, got {cls!r}")
+    return name
+
+
+def _takes_info(callback: Callable[..., Any]) -> bool:
+    """Whether ``callback`` takes a second positional argument."""
+    try:
+        params = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = 0
+    for p in params:
+        if p.kind == p.VAR_POSITIONAL:
+            return True
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            positional += 1
+    return positional >= 2
+
+
+class Node:
+    """A named participant (rclpy's ``Node``); subclass it or use it as is.
+
+    Callback groups are accepted for compatibility and not used: a node's
+    callbacks run one at a time (its default, mutually exclusive group), and
+    a callback may call ``Client.call`` synchronously anyway, because clients
+    need no executor.
+    """
+
+    def __init__(self, node_name: str, *, context: Optional[Context] = None,
+                 namespace: Optional[str] = None, **_: Any) -> None:
+        self._context = context or get_default_context()
+        self._inner = _hibari.Node(self._context._inner, node_name, namespace or "/")
+        self._entities: List[Any] = []
+        self._logger = logging.getLogger(self._inner.fully_qualified_name.lstrip("/").replace("/", "."))
+
+    # --- names -------------------------------------------------------------
+    @property
+    def context(self) -> Context:
+        return self._context
+
+    def get_name(self) -> str:
+        return str(self._inner.name)
+
+    def get_namespace(self) -> str:
+        return str(self._inner.namespace)
+
+    def get_fully_qualified_name(self) -> str:
+        return str(self._inner.fully_qualified_name)
+
+    def get_logger(self) -> logging.Logger:
+        """A standard ``logging`` logger named after the node."""
+        return self._logger
+
+    def resolve_topic_name(self, topic: str) -> str:
+        return str(self._inner.resolve_topic_name(topic))
+
+    # --- entities ----------------------------------------------------------
+    def _keep(self, entity: Any) -> Any:
+        self._entities.append(entity)
+        return entity
+
+    def create_publisher(self, msg_type: type, topic: str, qos_profile: QoSLike, *,
+                         callback_group: Any = None, **_: Any) -> Publisher:
+        """A publisher of ``msg_type`` on ``topic``."""
+        inner = self._inner.create_publisher(_type_name(msg_type, "message"), topic, as_tuple(qos_profile))
+        return self._keep(Publisher(inner, msg_type, qos_profile))
+
+    def create_subscription(self, msg_type: type, topic: str, callback: Callable[..., Any],
+                            qos_profile: QoSLike, *, callback_group: Any = None, raw: bool = False,
+                            **_: Any) -> Subscription:
+        """A subscription calling ``callback(msg)`` or ``callback(msg, info)``
+        for each message (``raw``: ``msg`` is a read-only uint8 numpy array of
+        the CDR bytes)."""
+        inner = self._inner.create_subscription(
+            _type_name(msg_type, "message"), topic, as_tuple(qos_profile), callback,
+            _takes_info(callback), raw)
+        return self._keep(Subscription(inner, msg_type, callback, qos_profile))
+
+    def subscribe_async(self, msg_type: type, topic: str, qos_profile: QoSLike = 10, *,
+                        with_info: bool = False) -> "Any":
+        """A subscription for asyncio: ``async for msg in node.subscribe_async(...)``.
+        The node must be spun (e.g. ``hibari.aio.spin_in_background(node)``)."""
+        from .aio import AsyncSubscription
+
+        inner = self._inner.create_async_subscription(_type_name(msg_type, "message"), topic,
+                                                      as_tuple(qos_profile))
+        return self._keep(AsyncSubscription(inner, msg_type, with_info))
+
+    def create_timer(self, timer_period_sec: float, callback: Callable[[], Any],
+                     callback_group: Any = None, **_: Any) -> Any:
+        """A timer calling ``callback()`` every ``timer_period_sec`` seconds."""
+        return self._keep(self._inner.create_timer(float(timer_period_sec), callback))
+
+    def create_guard_condition(self, callback: Callable[[], Any], callback_group: Any = None) -> Any:
+        """A guard condition: ``trigger()`` it (from any thread) to have the
+        executor call ``callback()``."""
+        return self._keep(self._inner.create_guard_condition(callback))
+
+    def create_service(self, srv_type: type, srv_name: str,
+                       callback: Callable[[Any, Any], Any], *,
+                       qos_profile: QoSLike = qos_profile_services_default,
+                       callback_group: Any = None) -> Service:
+        """A server answering with ``callback(request, response) -> response``."""
+        inner = self._inner.create_service(_type_name(srv_type, "service"), srv_name,
+                                           as_tuple(qos_profile), callback)
+        return self._keep(Service(inner, srv_type, callback))
+
+    def create_client(self, srv_type: type, srv_name: str, *,
+                      qos_profile: QoSLike = qos_profile_services_default,
+                      callback_group: Any = None) -> Client:
+        """A client of the service ``srv_name``."""
+        inner = self._inner.create_client(_type_name(srv_type, "service"), srv_name, as_tuple(qos_profile))
+        return self._keep(Client(inner, srv_type))
+
+    def _destroy(self, entity: Any) -> bool:
+        try:
+            self._entities.remove(entity)
+        except ValueError:
+            return False
+        return True
+
+    destroy_publisher = _destroy
+    destroy_subscription = _destroy
+    destroy_timer = _destroy
+    destroy_guard_condition = _destroy
+    destroy_service = _destroy
+    destroy_client = _destroy
+
+    def destroy_node(self) -> None:
+        """Drops every entity of the node."""
+        self._entities.clear()
+
+    # --- graph -------------------------------------------------------------
+    def count_publishers(self, topic_name: str) -> int:
+        return int(self._inner.count_publishers(topic_name))
+
+    def count_subscribers(self, topic_name: str) -> int:
+        return int(self._inner.count_subscribers(topic_name))
+
+    def get_topic_names_and_types(self) -> List[Tuple[str, List[str]]]:
+        return list(self._inner.get_topic_names_and_types().items())
+
+    def get_service_names_and_types(self) -> List[Tuple[str, List[str]]]:
+        return list(self._inner.get_service_names_and_types().items())
+
+    def get_node_names(self) -> List[str]:
+        return list(self._inner.get_node_names())
+
+    def wait_for_node(self, fully_qualified_name: str, timeout_sec: float) -> bool:
+        return bool(self._inner.wait_for_node(fully_qualified_name, timeout_sec))
+
+    def __repr__(self) -> str:
+        return f"Node({self.get_fully_qualified_name()!r})"
+

@@ -1,0 +1,251 @@
+//! Publishers, subscriptions, timers and guard conditions.
+//!
+//! Every callback runs on the executor thread that spins the node, attached
+//! to the interpreter only for the callback itself (decoding included); an
+//! exception it raises comes out of the spin call ([`errors`](crate::errors)).
+//! Publishing encodes with the GIL held, then lays the big arrays into the
+//! message's buffer and hands it to the transport with the GIL released.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hibari::interfaces::Primitive;
+use hibari::{CdrBytes, QosProfile, SampleInfo, Serialized};
+use pyo3::prelude::*;
+
+use crate::decode::decode;
+use crate::encode::Encoded;
+use crate::errors::{finish_callback, publish_error, value_error};
+use crate::qos::PySampleInfo;
+use crate::schema::{schema, Schema};
+use crate::view;
+
+/// Publishes messages of one type on one topic.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct Publisher {
+    inner: hibari::Publisher<Serialized>,
+    schema: Arc<Schema>,
+}
+
+/// Encodes `message` as `schema` into CDR bytes; the big arrays are copied
+/// with the GIL released.
+pub(crate) fn to_cdr(
+    py: Python<'_>,
+    message: &Bound<'_, PyAny>,
+    schema: &Schema,
+) -> PyResult<Vec<u8>> {
+    let encoded = Encoded::encode(py, message, schema)?;
+    let gaps = encoded.gap_bytes()?;
+    let skeleton = encoded.skeleton();
+    let mut out = Vec::with_capacity(encoded.len());
+    py.detach(|| Encoded::assemble(skeleton, &gaps, &mut out));
+    Ok(out)
+}
+
+impl Publisher {
+    pub(crate) fn create(
+        py: Python<'_>,
+        node: &hibari::Node,
+        type_name: &str,
+        topic: &str,
+        qos: QosProfile,
+    ) -> PyResult<Self> {
+        let schema = schema(py, type_name)?;
+        let inner = node
+            .create_generic_publisher(topic, &schema.type_name, qos)
+            .map_err(value_error)?;
+        Ok(Publisher { inner, schema })
+    }
+}
+
+#[pymethods]
+impl Publisher {
+    /// Publishes `message` (an instance of the publisher's message class).
+    /// Arrays given as numpy arrays or bytes are copied once, into the
+    /// message's buffer, with the GIL released.
+    fn publish(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        let encoded = Encoded::encode(py, message, &self.schema)?;
+        let gaps = encoded.gap_bytes()?;
+        let skeleton = encoded.skeleton();
+        let len = encoded.len();
+        let publisher = &self.inner;
+        py.detach(|| {
+            let mut out = Vec::with_capacity(len);
+            Encoded::assemble(skeleton, &gaps, &mut out);
+            publisher.publish(out)
+        })
+        .map_err(publish_error)
+    }
+
+    /// Publishes CDR bytes as they are (header included).
+    fn publish_raw(&self, py: Python<'_>, cdr: Vec<u8>) -> PyResult<()> {
+        let publisher = &self.inner;
+        py.detach(|| publisher.publish(cdr)).map_err(publish_error)
+    }
+
+    /// The fully qualified topic name.
+    #[getter]
+    fn topic_name(&self) -> &str {
+        self.inner.topic()
+    }
+
+    /// How many subscriptions are matched now.
+    fn get_subscription_count(&self) -> usize {
+        self.inner.matched_subscriptions()
+    }
+
+    /// Waits up to `timeout_sec` until at least `n` subscriptions are
+    /// matched; returns whether they are.
+    fn wait_for_subscribers(&self, py: Python<'_>, n: usize, timeout_sec: f64) -> bool {
+        let publisher = &self.inner;
+        let timeout = Duration::try_from_secs_f64(timeout_sec.max(0.0)).unwrap_or(Duration::MAX);
+        py.detach(|| publisher.wait_for_subscribers(n, timeout))
+    }
+}
+
+/// Receives messages of one type on one topic and calls a callback.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct Subscription {
+    inner: hibari::Subscription<Serialized>,
+    undecodable: Arc<AtomicU64>,
+}
+
+impl Subscription {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn create(
+        py: Python<'_>,
+        node: &hibari::Node,
+        type_name: &str,
+        topic: &str,
+        qos: QosProfile,
+        callback: Py<PyAny>,
+        with_info: bool,
+        raw: bool,
+    ) -> PyResult<Self> {
+        let schema = schema(py, type_name)?;
+        // The class must exist before the first sample arrives.
+        schema.class(py)?;
+        let full_name = schema.type_name.clone();
+        let undecodable = Arc::new(AtomicU64::new(0));
+        let skipped = undecodable.clone();
+        let deliver = move |bytes: CdrBytes, info: SampleInfo| {
+            Python::attach(|py| {
+                let message = if raw {
+                    view::array(py, &bytes, 0, bytes.len(), Primitive::UInt8, false)
+                } else {
+                    decode(py, &schema, &bytes)
+                };
+                let Ok(message) = message else {
+                    skipped.fetch_add(1, Ordering::Relaxed);
+                    return;
+                };
+                let called = if with_info {
+                    callback.call1(py, (message, PySampleInfo::new(info)))
+                } else {
+                    callback.call1(py, (message,))
+                };
+                finish_callback(called.map(drop));
+            });
+        };
+        let inner = node
+            .create_generic_subscription(topic, &full_name, qos, deliver)
+            .map_err(value_error)?;
+        Ok(Subscription { inner, undecodable })
+    }
+}
+
+#[pymethods]
+impl Subscription {
+    /// The fully qualified topic name.
+    #[getter]
+    fn topic_name(&self) -> &str {
+        self.inner.topic()
+    }
+
+    /// How many publishers are matched now.
+    fn get_publisher_count(&self) -> usize {
+        self.inner.matched_publishers()
+    }
+
+    /// Samples skipped because their bytes were not a valid message.
+    #[getter]
+    fn undecodable_samples(&self) -> u64 {
+        self.undecodable.load(Ordering::Relaxed) + self.inner.rejected_samples()
+    }
+}
+
+/// Calls a callback periodically, on the executor spinning its node.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct Timer {
+    inner: hibari::Timer,
+}
+
+/// Runs the Python `callback()` as an executor callback.
+fn call0(callback: &Py<PyAny>) {
+    Python::attach(|py| finish_callback(callback.call0(py).map(drop)));
+}
+
+impl Timer {
+    pub(crate) fn create(
+        node: &hibari::Node,
+        period: Duration,
+        callback: Py<PyAny>,
+    ) -> PyResult<Self> {
+        let inner = node
+            .create_timer(period, move || call0(&callback))
+            .map_err(value_error)?;
+        Ok(Timer { inner })
+    }
+}
+
+#[pymethods]
+impl Timer {
+    /// Stops the timer until `reset()`.
+    fn cancel(&self) {
+        self.inner.cancel();
+    }
+
+    /// Whether the timer is canceled.
+    fn is_canceled(&self) -> bool {
+        self.inner.is_canceled()
+    }
+
+    /// Restarts the period from now (and un-cancels).
+    fn reset(&self) {
+        self.inner.reset();
+    }
+
+    /// The period, in ns.
+    #[getter]
+    fn timer_period_ns(&self) -> u128 {
+        self.inner.period().as_nanos()
+    }
+
+    /// Time until the next call, in ns.
+    fn time_until_next_call(&self) -> u128 {
+        self.inner.time_until_trigger().as_nanos()
+    }
+}
+
+/// Has the executor call a callback when triggered, from any thread.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct GuardCondition {
+    inner: hibari::GuardCondition,
+}
+
+impl GuardCondition {
+    pub(crate) fn create(node: &hibari::Node, callback: Py<PyAny>) -> Self {
+        GuardCondition {
+            inner: node.create_guard_condition(move || call0(&callback)),
+        }
+    }
+}
+
+#[pymethods]
+impl GuardCondition {
+    /// Wakes the executor spinning the node, which then calls the callback.
+    fn trigger(&self) {
+        self.inner.trigger();
+    }
+}

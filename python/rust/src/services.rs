@@ -1,0 +1,282 @@
+//! Service servers and clients, by service type name.
+//!
+//! A server's callback runs on the executor spinning its node, with
+//! `(request, response)` — the decoded request and a default response —
+//! and returns the response to send, as in rclpy.
+//!
+//! A client needs no executor: its replies are sorted as they arrive, on
+//! the thread that delivers them, and a call's completion runs there too —
+//! it decodes the response and calls the `on_done(ok, value)` function the
+//! Python `Future` gave, attached to the interpreter only for that. Blocking
+//! calls wait in Python on the future (with the GIL released).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context as TaskContext, Poll, Wake, Waker};
+use std::time::Instant;
+
+use hibari::{CdrBytes, GenericClient, GenericResponseFuture, QosProfile, ServiceResponder};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+use crate::decode::decode;
+use crate::endpoints::to_cdr;
+use crate::errors::{call_error, finish_callback, value_error};
+use crate::runtime::timeout;
+use crate::schema::{schema, Schema};
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The request and response schemas of the service type `type_name`.
+fn parts(py: Python<'_>, type_name: &str) -> PyResult<(Arc<Schema>, Arc<Schema>)> {
+    Ok((
+        schema(py, &format!("{type_name}_Request"))?,
+        schema(py, &format!("{type_name}_Response"))?,
+    ))
+}
+
+/// Answers requests with a Python callback.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct Service {
+    inner: hibari::GenericServiceServer,
+    failed: Arc<AtomicU64>,
+}
+
+/// Runs the Python service callback on one request; the response's bytes,
+/// or `None` when the callback failed (its exception goes to the spin call).
+fn answer(
+    py: Python<'_>,
+    request: &CdrBytes,
+    callback: &Py<PyAny>,
+    rq: &Arc<Schema>,
+    rs: &Arc<Schema>,
+) -> Option<Vec<u8>> {
+    let result = (|| {
+        let request = decode(py, rq, request)?;
+        let response = rs.class(py)?.call0()?;
+        let response = callback.call1(py, (request, response))?;
+        let response = response.bind(py);
+        if response.is_none() {
+            return Err(PyTypeError::new_err(format!(
+                "the service callback returned None: return the {} it filled in",
+                rs.type_name
+            )));
+        }
+        to_cdr(py, response, rs)
+    })();
+    match result {
+        Ok(bytes) => {
+            finish_callback(Ok(()));
+            Some(bytes)
+        }
+        Err(e) => {
+            finish_callback(Err(e));
+            None
+        }
+    }
+}
+
+impl Service {
+    pub(crate) fn create(
+        py: Python<'_>,
+        node: &hibari::Node,
+        type_name: &str,
+        name: &str,
+        qos: QosProfile,
+        callback: Py<PyAny>,
+    ) -> PyResult<Self> {
+        let (rq, rs) = parts(py, type_name)?;
+        rq.class(py)?;
+        rs.class(py)?;
+        let failed = Arc::new(AtomicU64::new(0));
+        let count = failed.clone();
+        let respond = move |request: CdrBytes, responder: ServiceResponder| {
+            let reply = Python::attach(|py| answer(py, &request, &callback, &rq, &rs));
+            let sent = reply.is_some_and(|bytes| responder.respond(&bytes).is_ok());
+            if !sent {
+                count.fetch_add(1, Ordering::Relaxed);
+            }
+        };
+        let inner = node
+            .create_generic_service(name, type_name, qos, respond)
+            .map_err(value_error)?;
+        Ok(Service { inner, failed })
+    }
+}
+
+#[pymethods]
+impl Service {
+    /// The fully qualified service name.
+    #[getter]
+    fn service_name(&self) -> &str {
+        self.inner.name()
+    }
+
+    /// Requests that got no reply (the callback raised, or the reply could
+    /// not be sent).
+    #[getter]
+    fn failed_replies(&self) -> u64 {
+        self.failed.load(Ordering::Relaxed)
+    }
+}
+
+/// Calls a service.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct Client {
+    inner: GenericClient,
+    request: Arc<Schema>,
+    response: Arc<Schema>,
+}
+
+impl Client {
+    pub(crate) fn create(
+        py: Python<'_>,
+        node: &hibari::Node,
+        type_name: &str,
+        name: &str,
+        qos: QosProfile,
+    ) -> PyResult<Self> {
+        let (request, response) = parts(py, type_name)?;
+        response.class(py)?;
+        let inner = node
+            .create_generic_client(name, type_name, qos)
+            .map_err(value_error)?;
+        Ok(Client {
+            inner,
+            request,
+            response,
+        })
+    }
+}
+
+#[pymethods]
+impl Client {
+    /// The fully qualified service name.
+    #[getter]
+    fn service_name(&self) -> &str {
+        self.inner.service_name()
+    }
+
+    /// Whether a server is matched both ways, so that a call can be sent now.
+    fn service_is_ready(&self) -> bool {
+        self.inner.service_is_ready()
+    }
+
+    /// Waits up to `timeout_sec` (None: forever) for a server; returns
+    /// whether one is ready. Ctrl-C interrupts the wait.
+    #[pyo3(signature = (timeout_sec = None))]
+    fn wait_for_service(&self, py: Python<'_>, timeout_sec: Option<f64>) -> PyResult<bool> {
+        let deadline = timeout(timeout_sec).and_then(|t| Instant::now().checked_add(t));
+        loop {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let chunk = left.map_or(crate::executor::TICK, |l| l.min(crate::executor::TICK));
+            let client = &self.inner;
+            if py.detach(|| client.wait_for_service(chunk)) {
+                return Ok(true);
+            }
+            py.check_signals()?;
+            if left.is_some_and(|l| l <= chunk) {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Sends `request` now; `on_done(ok, value)` is called once with the
+    /// decoded response (`ok` true) or the exception (`ok` false), on the
+    /// thread that delivers the reply. Dropping the returned handle (or
+    /// `cancel()`) forgets the request.
+    fn call_async(
+        &self,
+        py: Python<'_>,
+        request: &Bound<'_, PyAny>,
+        on_done: Py<PyAny>,
+    ) -> PyResult<PendingCall> {
+        let bytes = to_cdr(py, request, &self.request)?;
+        let client = &self.inner;
+        let future = py.detach(|| client.call_async(bytes));
+        let state = Arc::new(CallState {
+            future: Mutex::new(Some(future)),
+            on_done: Mutex::new(Some(on_done)),
+            response: self.response.clone(),
+        });
+        poll(&state);
+        Ok(PendingCall { state })
+    }
+}
+
+/// A call in flight: the Rust future of the reply and the Python function
+/// to complete.
+struct CallState {
+    future: Mutex<Option<GenericResponseFuture>>,
+    on_done: Mutex<Option<Py<PyAny>>>,
+    response: Arc<Schema>,
+}
+
+/// Wakes a call: polls it again (the reply came, or the call failed).
+struct CallWake(Weak<CallState>);
+
+impl Wake for CallWake {
+    fn wake(self: Arc<Self>) {
+        if let Some(state) = self.0.upgrade() {
+            poll(&state);
+        }
+    }
+}
+
+/// Polls the call; when it is over, decodes and completes the Python side.
+fn poll(state: &Arc<CallState>) {
+    let outcome = {
+        let mut slot = lock(&state.future);
+        let Some(future) = slot.as_mut() else {
+            return;
+        };
+        let waker = Waker::from(Arc::new(CallWake(Arc::downgrade(state))));
+        match Pin::new(future).poll(&mut TaskContext::from_waker(&waker)) {
+            Poll::Pending => return,
+            Poll::Ready(outcome) => {
+                *slot = None;
+                outcome
+            }
+        }
+    };
+    let Some(on_done) = lock(&state.on_done).take() else {
+        return;
+    };
+    Python::attach(|py| {
+        let (ok, value) = match outcome
+            .map_err(call_error)
+            .and_then(|b| decode(py, &state.response, &b))
+        {
+            Ok(message) => (true, message.unbind()),
+            Err(e) => (false, e.into_value(py).into_any()),
+        };
+        if let Err(e) = on_done.call1(py, (ok, value)) {
+            e.write_unraisable(py, None);
+        }
+    });
+}
+
+/// The handle of a call in flight.
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct PendingCall {
+    state: Arc<CallState>,
+}
+
+#[pymethods]
+impl PendingCall {
+    /// Forgets the request: a late reply is dropped, `on_done` is not called.
+    fn cancel(&self) {
+        let future = lock(&self.state.future).take();
+        let on_done = lock(&self.state.on_done).take();
+        drop((future, on_done));
+    }
+
+    /// Whether the call is over (answered, failed or canceled).
+    fn done(&self) -> bool {
+        lock(&self.state.future).is_none()
+    }
+}

@@ -1,0 +1,64 @@
+"""Shared fixtures: an isolated context per test, unique names, and the Rust
+peer binary for cross-process tests."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+import pytest
+
+import hibari
+
+ROOT = Path(__file__).resolve().parents[2]
+_counter = itertools.count()
+
+# Every blocking wait in the tests is bounded by this.
+LONG = 10.0
+
+
+@pytest.fixture
+def context() -> Iterator[hibari.Context]:
+    """A context with a domain of its own (no other test reaches it)."""
+    ctx = hibari.Context([], isolated=True)
+    yield ctx
+    ctx.shutdown()
+
+
+@pytest.fixture
+def node(context: hibari.Context) -> hibari.Node:
+    return hibari.Node(f"test_node_{next(_counter)}", context=context)
+
+
+@pytest.fixture
+def topic() -> str:
+    """A topic name no other test uses."""
+    return f"/t{os.getpid()}_{next(_counter)}"
+
+
+def spin_until(executor: hibari.Executor, done: Callable[[], bool], timeout: float = LONG) -> bool:
+    """Spins ``executor`` until ``done()`` or ``timeout``; returns ``done()``."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        executor.spin_once(timeout_sec=left)
+    return True
+
+
+def peer_binary() -> Optional[Path]:
+    """The Rust peer (python/rust/examples/peer.rs), built by scripts/python.sh."""
+    candidates = [os.environ.get("HIBARI_PY_PEER")]
+    target = os.environ.get("CARGO_TARGET_DIR")
+    for t in ([target] if target else []) + [str(ROOT / "target")]:
+        candidates.append(os.path.join(t, "release", "examples", "peer"))
+    for c in candidates:
+        if c and os.access(c, os.X_OK):
+            return Path(c)
+    found = shutil.which("hibari-py-peer")
+    return Path(found) if found else None

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the Python package into the project venv and runs its checks:
+#   maturin develop --release (the extension module, hibari._hibari),
+#   the Rust peers the tests and the bench use (python/rust/examples),
+#   mypy.stubtest (the .pyi against the built module), mypy on the package,
+#   pytest (python/tests).
+#   scripts/python.sh            build + stubtest + mypy + tests
+#   scripts/python.sh --bench    also run python/bench/e4.py (Python vs Rust, E4)
+# Needs the venv of scripts/setup.sh (maturin, numpy, mypy, pytest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=$ROOT/.venv
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*"; }
+
+if ! "$VENV/bin/python" -c 'import maturin, numpy, mypy, pytest' >/dev/null 2>&1; then
+  step "pip install maturin numpy mypy pytest (a venv made before scripts/setup.sh listed them)"
+  "$VENV/bin/pip" install -q 'maturin>=1.5,<2' numpy mypy pytest
+fi
+
+step "maturin develop --release (hibari._hibari)"
+(cd python && VIRTUAL_ENV=$VENV "$VENV/bin/maturin" develop --release --quiet)
+
+step "cargo build --release -p hibari-py --examples (the Rust peer and the E4 twin)"
+cargo build --release -p hibari-py --examples --quiet
+
+step "mypy.stubtest hibari._hibari"
+(cd python && "$VENV/bin/python" -m mypy.stubtest hibari._hibari)
+
+step "mypy python/hibari"
+(cd python && "$VENV/bin/python" -m mypy hibari --ignore-missing-imports --no-error-summary)
+
+step "pytest python/tests"
+mkdir -p "$ROOT/target"
+(cd python && HIBARI_PY_PEER="$CARGO_TARGET_DIR/release/examples/peer" \
+  "$VENV/bin/python" -m pytest -q -rs tests) 2>&1 | tee "$ROOT/target/pytest-python.log"
+[ "${PIPESTATUS[0]}" -eq 0 ]
+
+if [ "${1:-}" = "--bench" ]; then
+  step "E4: Python vs Rust in one process"
+  (cd python && "$VENV/bin/python" bench/e4.py --json "$CARGO_TARGET_DIR/bench/e4-python.json")
+fi
