@@ -13,6 +13,7 @@
 #   view_decode     zero-copy HasView::view, against the typed decoder
 #   dynamic_decode  hibari_dynamic::decode, against the typed decoder, + JSON
 #   json_decode     hibari_dynamic::from_json on arbitrary JSON
+#   bridge_input    hibari-bridge: TCP framer, rosbridge ops, Foxglove frames
 #
 # The test suite (scripts/test.sh) runs 20 s per target. For a real search
 # run longer, e.g. an hour per target (the corpus in fuzz/corpus/ is kept
@@ -47,7 +48,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   exit 1
 fi
 
-all_targets=(typed_decode view_decode dynamic_decode json_decode)
+all_targets=(typed_decode view_decode dynamic_decode json_decode bridge_input)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do
   [ -d "fuzz/seeds/$t" ] || { echo "unknown target $t (have: ${all_targets[*]})" >&2; exit 2; }

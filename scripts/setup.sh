@@ -25,6 +25,11 @@ done
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
+if [ "$mode" != "--build" ]; then
+  # The bridge's browser test drives Debian's Chromium; its JS peers need Node.
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+  command -v npm >/dev/null 2>&1 || need_apt+=(nodejs npm)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
@@ -37,10 +42,16 @@ VENV=$ROOT/.venv
 if [ ! -x "$VENV/bin/python" ]; then
   log "python3 -m venv .venv"; python3 -m venv "$VENV"
 fi
-want_py="rosbags==0.11.9 pytest"
-if ! "$VENV/bin/python" -c 'import rosbags, pytest' >/dev/null 2>&1 \
+want_py="rosbags==0.11.9 pytest maturin>=1.5,<2 numpy mypy roslibpy==2.1.0"
+if ! "$VENV/bin/python" -c 'import rosbags, pytest, maturin, numpy, mypy, roslibpy' >/dev/null 2>&1 \
    || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("rosbags"))')" != "0.11.9" ]; then
   log "pip install $want_py"; "$VENV/bin/pip" install -q $want_py
+fi
+
+# --- npm: the bridge's real client peers (roslibjs, Foxglove ws-protocol) ----
+JS=$ROOT/crates/hibari-bridge/tests/js
+if [ ! -d "$JS/node_modules/roslib" ] || [ ! -d "$JS/node_modules/@foxglove/ws-protocol" ]; then
+  log "npm ci (bridge test peers)"; (cd "$JS" && npm ci --no-audit --no-fund --silent)
 fi
 
 # --- cargo-fuzz (the fuzz targets run on stable with RUSTC_BOOTSTRAP=1) -------

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: what CI runs (.ci/run). Installs what it needs first.
 #   fmt, clippy -D warnings, cargo tests (unit, integration, doc), the rosbags
-#   byte-for-byte cross-check of every bundled type in both distros, and a short
-#   run of every fuzz target.
+#   byte-for-byte cross-check of every bundled type in both distros, the Python
+#   package (scripts/python.sh), and a short run of every fuzz target.
 # Environment: FUZZ_SECONDS (default 20 per target), CROSSCHECK_SAMPLES (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +27,13 @@ HIBARI_CROSSCHECK_BIN="$ROOT/target/release/hibari-crosscheck" \
   "$ROOT/.venv/bin/python" -m pytest -q tests/python 2>&1 | tee target/pytest.log
 [ "${PIPESTATUS[0]}" -eq 0 ]
 
+step "Python package (build, stubtest, mypy, pytest)"
+scripts/python.sh
+
 step "fuzz targets (${FUZZ_SECONDS:-20}s each)"
 scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 
 # One closing line for the whole suite: cargo's and pytest's counts added up.
 rust=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
-py=$(grep -Eo '^[0-9]+ passed' target/pytest.log | awk '{s+=$1} END {print s+0}')
+py=$(grep -Eho '^[0-9]+ passed' target/pytest.log target/pytest-python.log | awk '{s+=$1} END {print s+0}')
 printf '\nsummary: %d passed, 0 failed\n' "$((rust + py))"

@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 mod bridge;
+pub mod cmd;
 mod config;
 mod conn;
 mod core;

@@ -18,6 +18,8 @@ enum Command {
     Interface(cmd::interface::InterfaceArgs),
     /// Run the demo: a message round-trip through CDR, typed and dynamic.
     Demo(cmd::demo::DemoArgs),
+    /// Serve rosbridge v2 and Foxglove WebSocket (and rosbridge over TCP).
+    Bridge(hibari_bridge::cmd::BridgeArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -25,6 +27,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Interface(args) => cmd::interface::run(args),
         Command::Demo(args) => cmd::demo::run(args),
+        Command::Bridge(args) => hibari_bridge::cmd::serve(args).map_err(Into::into),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -81,6 +81,7 @@ mod pubsub;
 mod remap;
 mod timer;
 pub mod transports;
+pub mod view;
 mod wait;
 // QoS events and callback groups.
 mod create;

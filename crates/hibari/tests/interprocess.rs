@@ -208,3 +208,75 @@ fn a_round_trip_through_another_process_and_back() {
     let expected: Vec<String> = (0..50).map(|i| format!("echo {i}")).collect();
     assert_eq!(got, expected);
 }
+
+/// The mapping of this process that holds `addr`: (permissions, name).
+fn mapping_of(addr: usize) -> Option<(String, String)> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|line| {
+        let mut parts = line.split_whitespace();
+        let (lo, hi) = parts.next()?.split_once('-')?;
+        let (lo, hi) = (
+            usize::from_str_radix(lo, 16).ok()?,
+            usize::from_str_radix(hi, 16).ok()?,
+        );
+        let perms = parts.next()?.to_owned();
+        let name = parts.nth(3).unwrap_or("").to_owned();
+        (lo <= addr && addr < hi).then_some((perms, name))
+    })
+}
+
+#[test]
+fn a_view_subscription_reads_frames_in_the_publishers_read_only_shared_memory() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let domain = unique_domain() + 1_000;
+    let ctx = Context::with_domain(domain);
+    let node = ctx.create_node("viewer").unwrap();
+    let (tx, rx) = mpsc::channel::<(usize, usize, u8, u64)>();
+    let _sub = node
+        .create_view_subscription::<Image, _>(
+            "/camera/image",
+            QosProfile::default().keep_last(20),
+            move |view, info| {
+                let pixels = view.data.as_bytes();
+                tx.send((
+                    pixels.as_ptr() as usize,
+                    pixels.len(),
+                    pixels[0],
+                    info.sequence,
+                ))
+                .unwrap();
+            },
+        )
+        .unwrap();
+    let child = spawn_child("camera", domain);
+    let exec = SingleThreadedExecutor::new();
+    exec.add_node(&node).unwrap();
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while got.len() < 20 && std::time::Instant::now() < deadline {
+        exec.spin_once(Duration::from_millis(200));
+        for (addr, len, first, seq) in rx.try_iter() {
+            // Checked while the process still maps it (the sample is held
+            // by the executor until the callback returns; the segment stays).
+            got.push((mapping_of(addr), len, first, seq));
+        }
+    }
+    drop(child);
+    assert_eq!(got.len(), 20);
+    for (i, (mapping, len, first, seq)) in got.iter().enumerate() {
+        assert_eq!(*len, 1920 * 1080 * 3);
+        assert_eq!(*first as usize, i % 251);
+        assert_eq!(*seq, i as u64 + 1);
+        let (perms, name) = mapping.clone().expect("the pixels are in a mapping");
+        assert!(
+            name.contains("memfd:hibari"),
+            "pixels not in shared memory: {name}"
+        );
+        assert!(
+            perms.starts_with("r-") && perms.ends_with('s'),
+            "mapping is {perms}"
+        );
+    }
+}
