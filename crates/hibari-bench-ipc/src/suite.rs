@@ -135,7 +135,8 @@ mod tests {
     #[test]
     fn busy_poll_is_skipped_only_when_both_processes_share_one_cpu() {
         let (cells, skipped) = plan(vec![Placement::Same, Placement::Cross], vec![false]).cells();
-        // floor: futex, eventfd, spin; iceoryx2: event, poll — 5 variants x 5 sizes.
+        // floor: futex, eventfd, spin; iceoryx2: event, poll; hibari: event,
+        // poll — 7 variants x 5 sizes, the 3 poll variants skipped on one CPU.
         let same = cells
             .iter()
             .filter(|c| c.placement == Placement::Same)
@@ -144,16 +145,16 @@ mod tests {
             .iter()
             .filter(|c| c.placement == Placement::Cross)
             .count();
-        assert_eq!((same, cross), (3 * 5, 5 * 5));
+        assert_eq!((same, cross), (4 * 5, 7 * 5));
         let names: Vec<_> = skipped.iter().map(|s| s.series.as_str()).collect();
-        assert_eq!(names, ["floor/spin", "iceoryx2/poll"]);
+        assert_eq!(names, ["floor/spin", "iceoryx2/poll", "hibari/poll"]);
         assert!(skipped.iter().all(|s| s.placement == Placement::Same));
     }
 
     #[test]
     fn both_touch_settings_double_the_cells_and_report_each_skip_once() {
         let (cells, skipped) = plan(vec![Placement::Same], vec![false, true]).cells();
-        assert_eq!(cells.len(), 2 * 3 * 5);
-        assert_eq!(skipped.len(), 2);
+        assert_eq!(cells.len(), 2 * 4 * 5);
+        assert_eq!(skipped.len(), 3);
     }
 }

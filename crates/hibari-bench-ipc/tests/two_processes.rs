@@ -163,3 +163,19 @@ fn a_cell_fails_with_an_error_instead_of_hanging_when_the_subscriber_cannot_run(
     let err = run_cell(&cell("floor", "nope", 64, false), &opts).expect_err("unknown variant");
     assert!(matches!(err, CellRunError::Spec(_)), "{err}");
 }
+
+#[test]
+fn hibari_shared_memory_delivers_every_message_in_both_modes_and_leaves_no_file() {
+    for variant in ["event", "poll"] {
+        for size in [64, 921_600] {
+            let spec = cell("hibari", variant, size, true);
+            let r = run_cell(&spec, &opts())
+                .unwrap_or_else(|e| panic!("hibari/{variant} {size} B: {e}"));
+            assert_complete_and_ordered(&r, &spec);
+            assert!(
+                r.leftover_files.is_empty() && r.files_while_running == 0,
+                "memfd and abstract sockets leave no file"
+            );
+        }
+    }
+}
