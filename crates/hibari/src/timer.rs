@@ -198,6 +198,18 @@ impl Node {
         self.create_timer_in_group(period, callback, &self.default_callback_group())
     }
 
+    /// rclcpp's `create_wall_timer`: the same steady timer. As in rclcpp,
+    /// "wall" means real elapsed time (not simulated ROS time), measured on
+    /// the monotonic clock, so a jump of the system clock neither fires nor
+    /// delays it.
+    pub fn create_wall_timer(
+        &self,
+        period: Duration,
+        callback: impl FnMut() + Send + 'static,
+    ) -> Result<Timer, TimerCreateError> {
+        self.create_timer(period, callback)
+    }
+
     /// [`create_timer`](Node::create_timer) in the callback group `group`.
     pub fn create_timer_in_group(
         &self,

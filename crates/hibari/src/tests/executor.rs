@@ -278,3 +278,19 @@ fn entities_created_while_spinning_are_picked_up() {
         assert!(spinner.join().unwrap());
     });
 }
+
+#[test]
+fn a_wall_timer_ticks_like_a_steady_one() {
+    let node = isolated().create_node("n").unwrap();
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let t = ticks.clone();
+    let _timer = node
+        .create_wall_timer(Duration::from_millis(2), move || {
+            t.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+    assert!(node.create_wall_timer(Duration::ZERO, || {}).is_err());
+    let executor = SingleThreadedExecutor::new();
+    executor.add_node(&node).unwrap();
+    assert!(executor.spin_until(|| ticks.load(Ordering::SeqCst) >= 5, PATIENCE));
+}
