@@ -20,6 +20,11 @@ enum Command {
     Demo(cmd::demo::DemoArgs),
     /// Serve rosbridge v2 and Foxglove WebSocket (and rosbridge over TCP).
     Bridge(hibari_bridge::cmd::BridgeArgs),
+    /// Measure: the published experiments and a latency sweep, with the peers.
+    Bench(cmd::bench::BenchArgs),
+    /// Internal: the ping-pong subscriber process of `hibari bench latency`.
+    #[command(name = "__child", hide = true)]
+    BenchIpcChild(cmd::bench::IpcChildArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -28,6 +33,8 @@ fn main() -> std::process::ExitCode {
         Command::Interface(args) => cmd::interface::run(args),
         Command::Demo(args) => cmd::demo::run(args),
         Command::Bridge(args) => hibari_bridge::cmd::serve(args).map_err(Into::into),
+        Command::Bench(args) => cmd::bench::run(args),
+        Command::BenchIpcChild(args) => cmd::bench::ipc_child(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,2 +1,3 @@
+pub mod bench;
 pub mod demo;
 pub mod interface;

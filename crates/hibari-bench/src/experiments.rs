@@ -1,0 +1,342 @@
+//! The experiments: each is a list of [`Step`]s (so the progress bar knows
+//! its length), run one after another into [`Record`]s.
+//!
+//! | name | what |
+//! |---|---|
+//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 100), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 beside it |
+//! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
+//! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in {one, two processes} × {type adaptation off, on} |
+//! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible: hibari in-process and shared memory (open loop); iceoryx2 and hibari-shm ping-pong (hibari-bench-ipc, closed loop) |
+//! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
+
+use std::path::PathBuf;
+
+use crate::external::{self, Ros1Cell};
+use crate::record::Record;
+use crate::run::{run_series, ChildCommand, SeriesSpec};
+use crate::stats::Stats;
+use crate::workload::{Kind, Schedule};
+
+/// Every experiment, in the order `all` runs them.
+pub const ALL: [&str; 6] = [
+    "latency",
+    "e1-images",
+    "e3-laserscan",
+    "e5-type-adapt",
+    "e2-bridge",
+    "e4-python",
+];
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Fewer messages, one repetition.
+    pub quick: bool,
+    /// Repetitions of every measured series.
+    pub reps: u32,
+    /// Scale message counts (tests use a small fraction); 1.0 normally.
+    pub scale: f64,
+    /// How to start the subscriber process.
+    pub child: ChildCommand,
+    /// The repository (for `peers/ros1`, `python/bench`).
+    pub repo: PathBuf,
+    /// Directory of built programs (`target/release`), for `e2_bridge`.
+    pub target_dir: PathBuf,
+    /// Run the ROS 1 peer when installed.
+    pub peers: bool,
+}
+
+/// One unit of work.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A hibari series.
+    Series {
+        /// Experiment name.
+        experiment: &'static str,
+        /// Transport label.
+        transport: String,
+        /// Set-up label.
+        setup: String,
+        /// What to run.
+        spec: SeriesSpec,
+    },
+    /// A hibari-bench-ipc ping-pong cell.
+    PingPong {
+        /// `iceoryx2` or `hibari` (its shared-memory crate, loaned).
+        system: &'static str,
+        /// Payload bytes.
+        size: usize,
+        /// Measured messages.
+        samples: u64,
+    },
+    /// A ROS 1 peer call.
+    Ros1(Ros1Cell),
+    /// `e2-bridge` or `e4-python`.
+    External(&'static str),
+}
+
+/// The experiment's steps; an unknown name gives `None`.
+pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
+    let q = cfg.quick;
+    let n =
+        |full: u64, quick: u64| ((if q { quick } else { full } as f64 * cfg.scale) as u64).max(3);
+    let series =
+        |experiment, transport: &str, two: bool, kind, rate_hz, count: u64, depth| Step::Series {
+            experiment,
+            transport: transport.to_string(),
+            setup: if two { "two processes" } else { "one process" }.into(),
+            spec: SeriesSpec {
+                kind,
+                schedule: Schedule {
+                    rate_hz,
+                    warmup: (count / 10).clamp(2, 50),
+                    count,
+                },
+                depth,
+                two_processes: two,
+            },
+        };
+    let mut steps = Vec::new();
+    match name {
+        "e1-images" => {
+            let count = n(500, 100);
+            let (w, h) = (640, 480);
+            for two in [false, true] {
+                let tr = if two { "shm" } else { "inproc" };
+                steps.push(series(
+                    "e1-images",
+                    &format!("{tr} raw"),
+                    two,
+                    Kind::Image {
+                        width: w,
+                        height: h,
+                    },
+                    1000.0 / 30.0,
+                    count,
+                    10,
+                ));
+                let jpeg = Kind::Jpeg {
+                    width: w,
+                    height: h,
+                    quality: 30,
+                };
+                steps.push(series(
+                    "e1-images",
+                    &format!("{tr} jpeg q30"),
+                    two,
+                    jpeg,
+                    1000.0 / 30.0,
+                    count,
+                    10,
+                ));
+            }
+            if cfg.peers {
+                steps.push(Step::Ros1(Ros1Cell::image(
+                    "e1-images",
+                    640,
+                    480,
+                    1000.0 / 30.0,
+                    count,
+                )));
+            }
+        }
+        "e3-laserscan" => {
+            let ranges: &[u32] = if q {
+                &[10, 1000, 100_000]
+            } else {
+                &[10, 100, 1000, 10_000, 100_000]
+            };
+            for &rate in &[100.0, 10.0] {
+                let count = if rate > 50.0 { n(200, 60) } else { n(200, 20) };
+                for &r in ranges {
+                    steps.push(series(
+                        "e3-laserscan",
+                        "shm",
+                        true,
+                        Kind::Laser { ranges: r },
+                        rate,
+                        count,
+                        100,
+                    ));
+                }
+                if cfg.peers {
+                    for &r in ranges {
+                        steps.push(Step::Ros1(Ros1Cell::laser("e3-laserscan", r, rate, count)));
+                    }
+                }
+            }
+        }
+        "e5-type-adapt" => {
+            let count = n(300, 60);
+            let (w, h) = (1920, 1080);
+            for two in [true, false] {
+                let tr = if two { "shm" } else { "inproc" };
+                steps.push(series(
+                    "e5-type-adapt",
+                    &format!("{tr} Image"),
+                    two,
+                    Kind::Image {
+                        width: w,
+                        height: h,
+                    },
+                    30.0,
+                    count,
+                    5,
+                ));
+                steps.push(series(
+                    "e5-type-adapt",
+                    &format!("{tr} adapted"),
+                    two,
+                    Kind::Adapted {
+                        width: w,
+                        height: h,
+                    },
+                    30.0,
+                    count,
+                    5,
+                ));
+            }
+        }
+        "latency" => {
+            let sizes: &[u32] = if q {
+                &[64, 65_536, 1 << 20, 8 << 20]
+            } else {
+                &[64, 4096, 65_536, 1 << 20, 4 << 20, 8 << 20]
+            };
+            for &size in sizes {
+                for &(rate, count) in &[
+                    (100.0, n(300, 100)),
+                    (1000.0, n(2000, 500)),
+                    (0.0, n(2000, 300)),
+                ] {
+                    let depth = if size >= 1 << 20 { 8 } else { 100 };
+                    for two in [false, true] {
+                        steps.push(series(
+                            "latency",
+                            if two { "shm" } else { "inproc" },
+                            two,
+                            Kind::Bytes { size },
+                            rate,
+                            count,
+                            depth,
+                        ));
+                    }
+                }
+                for system in ["iceoryx2", "hibari"] {
+                    steps.push(Step::PingPong {
+                        system,
+                        size: size as usize,
+                        samples: n(2000, 300),
+                    });
+                }
+            }
+            if cfg.peers {
+                for &size in sizes {
+                    steps.push(Step::Ros1(Ros1Cell::bytes(
+                        "latency",
+                        size,
+                        100.0,
+                        n(300, 100),
+                    )));
+                }
+            }
+        }
+        "e2-bridge" => steps.push(Step::External("e2-bridge")),
+        "e4-python" => steps.push(Step::External("e4-python")),
+        _ => return None,
+    }
+    Some(steps)
+}
+
+/// An experiment by name (`all` is the caller's loop over [`ALL`]).
+pub type Experiment = &'static str;
+
+/// Runs one step: its records (one per repetition), and notes (lines for
+/// the report: failures, "not available", external programs' output).
+pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
+    let mut records = Vec::new();
+    let mut notes = Vec::new();
+    match step {
+        Step::Series {
+            experiment,
+            transport,
+            setup,
+            spec,
+        } => {
+            for rep in 0..cfg.reps {
+                match run_series(spec, &cfg.child) {
+                    Ok(o) => {
+                        let stats = Stats::of(&o.latencies_ns);
+                        let received = o.latencies_ns.len() as u64;
+                        records.push(Record {
+                            experiment: experiment.to_string(),
+                            system: "hibari".into(),
+                            transport: transport.clone(),
+                            language: "rust".into(),
+                            size_bytes: spec.kind.payload_bytes(),
+                            rate_hz: spec.schedule.rate_hz,
+                            sent: o.sent,
+                            received,
+                            lost: o.sent.saturating_sub(received),
+                            stats,
+                            cpu_pub_s: o.publisher.cpu_s(),
+                            cpu_sub_s: o.subscriber.cpu_s(),
+                            ctx_switches: o.publisher.switches() + o.subscriber.switches(),
+                            published: false,
+                            rep,
+                            setup: setup.clone(),
+                            note: if spec.two_processes {
+                                "CPU per process"
+                            } else {
+                                "CPU per thread (publisher, executor)"
+                            }
+                            .into(),
+                            duration_s: o.seconds,
+                            series_us: o.latencies_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
+                        });
+                    }
+                    Err(e) => notes.push(format!(
+                        "{experiment} {transport} ({setup}) {:?} failed: {e}",
+                        spec.kind
+                    )),
+                }
+            }
+        }
+        Step::PingPong {
+            system,
+            size,
+            samples,
+        } => {
+            for rep in 0..cfg.reps {
+                match external::ping_pong(system, *size, *samples, &cfg.child) {
+                    Ok(mut r) => {
+                        r.rep = rep;
+                        records.push(r);
+                    }
+                    Err(e) => {
+                        notes.push(format!("latency {system} ping-pong {size} B failed: {e}"))
+                    }
+                }
+            }
+        }
+        Step::Ros1(cell) => {
+            let (r, n) = external::ros1(cell, cfg);
+            records.extend(r);
+            notes.extend(n);
+        }
+        Step::External(name) => notes.extend(external::program(name, cfg)),
+    }
+    (records, notes)
+}
+
+/// Runs a whole experiment without a progress bar.
+pub fn run_experiment(name: &str, cfg: &Config) -> Option<(Vec<Record>, Vec<String>)> {
+    let steps = plan(name, cfg)?;
+    let (mut records, mut notes) = (Vec::new(), Vec::new());
+    for s in &steps {
+        let (r, n) = run_step(s, cfg);
+        records.extend(r);
+        notes.extend(n);
+    }
+    Some((records, notes))
+}

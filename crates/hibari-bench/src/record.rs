@@ -1,0 +1,120 @@
+//! The result document: one [`Record`] per measured (or published) series,
+//! and the machine it was measured on.
+
+use crate::stats::Stats;
+
+/// One series: a workload on one system and transport, measured here
+/// (`published: false`) or quoted from a write-up (`published: true`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Record {
+    /// `e1-images`, `e3-laserscan`, `e5-type-adapt`, `latency`, …
+    pub experiment: String,
+    /// `hibari`, `iceoryx2`, `ros1`, or the write-up's system.
+    pub system: String,
+    /// `inproc`, `shm`, `tcpros`, … and the variant (`jpeg`, `adapted`).
+    pub transport: String,
+    /// `rust`, `cpp`, `python`.
+    pub language: String,
+    /// Payload bytes per message (the serialized message where known).
+    pub size_bytes: u64,
+    /// Publishing rate; 0 = as fast as possible.
+    pub rate_hz: f64,
+    /// Measured messages sent (warm-up excluded).
+    pub sent: u64,
+    /// Measured messages received.
+    pub received: u64,
+    /// `sent − received`.
+    pub lost: u64,
+    /// Latency statistics (receive − intended send time).
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// Publisher CPU seconds (process, or thread in one-process set-ups).
+    pub cpu_pub_s: f64,
+    /// Subscriber CPU seconds.
+    pub cpu_sub_s: f64,
+    /// Context switches, publisher + subscriber.
+    pub ctx_switches: u64,
+    /// Quoted from a write-up, not measured here.
+    pub published: bool,
+    /// Repetition (0-based); published rows have 0.
+    pub rep: u32,
+    /// `one process`, `two processes`, `ping-pong` …
+    pub setup: String,
+    /// Free text: the source of a published figure, or a caveat.
+    pub note: String,
+    /// Measured seconds of the series.
+    pub duration_s: f64,
+    /// Per-message latencies (µs) in send order, for plots; not in CSV.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub series_us: Vec<f64>,
+}
+
+impl Record {
+    /// The label of the series in tables and plots.
+    pub fn label(&self) -> String {
+        let mut s = format!("{} {}", self.system, self.transport);
+        if !self.setup.is_empty() {
+            s.push_str(&format!(" ({})", self.setup));
+        }
+        s
+    }
+}
+
+/// The machine and software a run was made on.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Machine {
+    /// CPU, cores, kernel, clock source, load (from hibari-bench-ipc).
+    #[serde(flatten)]
+    pub base: hibari_bench_ipc::Machine,
+    /// This crate's version (hibari's).
+    pub hibari: &'static str,
+    /// `rustc --version` when it can be run, else empty.
+    pub rustc: String,
+}
+
+impl Machine {
+    /// Describes this machine now.
+    pub fn describe() -> Machine {
+        let rustc = std::process::Command::new("rustc")
+            .arg("--version")
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        Machine {
+            base: hibari_bench_ipc::Machine::describe(),
+            hibari: env!("CARGO_PKG_VERSION"),
+            rustc,
+        }
+    }
+
+    /// One line for the terminal and the report.
+    pub fn line(&self) -> String {
+        format!(
+            "{} ({} CPUs), kernel {}, clocksource {}, load1 {}, hibari {}, {}, iceoryx2 {}",
+            self.base.cpu_model,
+            self.base.cpus,
+            self.base.kernel,
+            self.base.clocksource,
+            self.base.load1,
+            self.hibari,
+            self.rustc,
+            self.base.iceoryx2
+        )
+    }
+}
+
+/// A whole run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Report {
+    /// Where it ran.
+    pub machine: Machine,
+    /// The command line.
+    pub command: String,
+    /// Wall-clock seconds of the whole run.
+    pub elapsed_s: f64,
+    /// Lines about experiments that could not run, and why.
+    pub notes: Vec<String>,
+    /// Every series.
+    pub records: Vec<Record>,
+}

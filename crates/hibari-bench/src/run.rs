@@ -1,0 +1,266 @@
+//! Running one series: publisher and subscriber in one process (the
+//! subscriber's node on its own executor thread, in-process transport), or
+//! in two processes (the subscriber is this program re-executed with
+//! `--child`, shared-memory transport).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hibari::{Context, SingleThreadedExecutor};
+
+use crate::clock::Usage;
+use crate::workload::{publish, subscribe, Collector, Kind, Schedule};
+
+/// One series to run.
+#[derive(Debug, Clone, Copy)]
+pub struct SeriesSpec {
+    /// The message.
+    pub kind: Kind,
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Keep-last depth of publisher and subscriber.
+    pub depth: usize,
+    /// Two processes (shared memory) or one (in-process).
+    pub two_processes: bool,
+}
+
+/// What a series produced.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// Measured messages sent.
+    pub sent: u64,
+    /// Latencies (ns) of the measured messages received, in sequence order.
+    pub latencies_ns: Vec<u64>,
+    /// Publisher usage (thread in one process, process in two).
+    pub publisher: Usage,
+    /// Subscriber usage.
+    pub subscriber: Usage,
+    /// Seconds the measured part took at the publisher.
+    pub seconds: f64,
+}
+
+/// Why a series failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SeriesRunError {
+    /// The node or subscription could not be made.
+    #[error("set up: {0}")]
+    Setup(String),
+    /// Publishing failed.
+    #[error(transparent)]
+    Publish(#[from] crate::workload::PublishRunError),
+    /// The subscriber process failed.
+    #[error("subscriber process: {0}")]
+    Child(String),
+}
+
+/// How to start the subscriber process: the program and the arguments
+/// before the spec (`hibari bench --child`).
+#[derive(Debug, Clone)]
+pub struct ChildCommand {
+    /// The program.
+    pub program: std::path::PathBuf,
+    /// Arguments before the JSON spec.
+    pub args: Vec<String>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ChildSpec {
+    kind: Kind,
+    domain: u32,
+    topic: String,
+    warmup: u64,
+    depth: usize,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ChildResult {
+    samples: Vec<(u64, u64)>,
+    cpu_ns: u64,
+    voluntary: u64,
+    involuntary: u64,
+}
+
+fn topic_name() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "bench_{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A domain few others use: this process's own, 150–229.
+fn domain() -> u32 {
+    150 + std::process::id() % 80
+}
+
+fn finish(collected: crate::workload::Collected, end: Usage) -> (Vec<u64>, Usage) {
+    let mut samples = collected.samples;
+    samples.sort_unstable();
+    samples.dedup_by_key(|s| s.0);
+    let usage = collected.first.map(|f| end.since(&f)).unwrap_or_default();
+    (samples.into_iter().map(|s| s.1).collect(), usage)
+}
+
+/// Runs one series.
+pub fn run_series(spec: &SeriesSpec, child: &ChildCommand) -> Result<Outcome, SeriesRunError> {
+    if spec.two_processes {
+        two_processes(spec, child)
+    } else {
+        one_process(spec)
+    }
+}
+
+fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
+    let setup = |e: &dyn std::fmt::Display| SeriesRunError::Setup(e.to_string());
+    let context = Context::builder()
+        .isolated()
+        .create()
+        .map_err(|e| setup(&e))?;
+    let topic = topic_name();
+    let sub_node = context.create_node("bench_sub").map_err(|e| setup(&e))?;
+    let pub_node = context.create_node("bench_pub").map_err(|e| setup(&e))?;
+    let collector = Collector::new(spec.schedule.warmup);
+    let _sub = subscribe(
+        &sub_node,
+        &topic,
+        spec.kind,
+        spec.depth,
+        collector.clone(),
+        false,
+    )
+    .map_err(|e| setup(&e))?;
+    let executor = Arc::new(SingleThreadedExecutor::new());
+    executor.add_node(&sub_node).map_err(|e| setup(&e))?;
+    let ex = executor.clone();
+    let spinner = std::thread::spawn(move || {
+        ex.spin();
+        Usage::thread()
+    });
+    let published = publish(
+        &pub_node,
+        &topic,
+        spec.kind,
+        spec.depth,
+        spec.schedule,
+        false,
+    );
+    std::thread::sleep(drain(spec));
+    executor.cancel();
+    let end = spinner.join().unwrap_or_default();
+    let published = published?;
+    let (latencies_ns, subscriber) = finish(collector.take(), end);
+    Ok(Outcome {
+        sent: published.sent,
+        latencies_ns,
+        publisher: published.usage,
+        subscriber,
+        seconds: published.seconds,
+    })
+}
+
+fn drain(spec: &SeriesSpec) -> Duration {
+    let bytes = spec.kind.payload_bytes();
+    Duration::from_millis(200 + (bytes / 20_000).min(800))
+}
+
+fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, SeriesRunError> {
+    let child_err = |e: &dyn std::fmt::Display| SeriesRunError::Child(e.to_string());
+    let cs = ChildSpec {
+        kind: spec.kind,
+        domain: domain(),
+        topic: topic_name(),
+        warmup: spec.schedule.warmup,
+        depth: spec.depth,
+    };
+    let arg = serde_json::to_string(&cs).map_err(|e| child_err(&e))?;
+    let mut child = Command::new(&cmd.program)
+        .args(&cmd.args)
+        .arg(arg)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| child_err(&e))?;
+    let mut out = BufReader::new(child.stdout.take().ok_or_else(|| child_err(&"no stdout"))?);
+    let mut line = String::new();
+    out.read_line(&mut line).map_err(|e| child_err(&e))?;
+    if line.trim() != "ready" {
+        let _ = child.kill();
+        return Err(child_err(&format!("expected `ready`, got {line:?}")));
+    }
+    let context = Context::with_domain(cs.domain);
+    let node = context
+        .create_node("bench_pub")
+        .map_err(|e| SeriesRunError::Setup(e.to_string()))?;
+    let published = publish(&node, &cs.topic, spec.kind, spec.depth, spec.schedule, true);
+    std::thread::sleep(drain(spec));
+    drop(child.stdin.take()); // EOF: the child stops and reports
+    line.clear();
+    let read = out.read_line(&mut line);
+    let _ = child.wait();
+    let published = published?;
+    read.map_err(|e| child_err(&e))?;
+    let r: ChildResult =
+        serde_json::from_str(&line).map_err(|e| child_err(&format!("bad report {line:?}: {e}")))?;
+    let mut samples = r.samples;
+    samples.sort_unstable();
+    samples.dedup_by_key(|s| s.0);
+    Ok(Outcome {
+        sent: published.sent,
+        latencies_ns: samples.into_iter().map(|s| s.1).collect(),
+        publisher: published.usage,
+        subscriber: Usage {
+            cpu_ns: r.cpu_ns,
+            voluntary: r.voluntary,
+            involuntary: r.involuntary,
+        },
+        seconds: published.seconds,
+    })
+}
+
+/// The subscriber process: `spec_json` as written by the parent. Prints
+/// `ready` once subscribed, collects until stdin closes, then prints one
+/// JSON line with its samples and its usage since the first measured message.
+pub fn child_main(spec_json: &str) -> Result<(), SeriesRunError> {
+    let bad = |e: &dyn std::fmt::Display| SeriesRunError::Child(e.to_string());
+    let spec: ChildSpec = serde_json::from_str(spec_json).map_err(|e| bad(&e))?;
+    let context = Context::with_domain(spec.domain);
+    let node = context.create_node("bench_sub").map_err(|e| bad(&e))?;
+    let collector = Collector::new(spec.warmup);
+    let _sub = subscribe(
+        &node,
+        &spec.topic,
+        spec.kind,
+        spec.depth,
+        collector.clone(),
+        true,
+    )
+    .map_err(|e| bad(&e))?;
+    let executor = Arc::new(SingleThreadedExecutor::new());
+    executor.add_node(&node).map_err(|e| bad(&e))?;
+    let ex = executor.clone();
+    let spinner = std::thread::spawn(move || ex.spin());
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "ready").map_err(|e| bad(&e))?;
+    stdout.flush().map_err(|e| bad(&e))?;
+    let mut sink = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
+    executor.cancel();
+    let _ = spinner.join();
+    let end = Usage::process();
+    let c = collector.take();
+    let used = c.first.map(|f| end.since(&f)).unwrap_or_default();
+    let r = ChildResult {
+        samples: c.samples,
+        cpu_ns: used.cpu_ns,
+        voluntary: used.voluntary,
+        involuntary: used.involuntary,
+    };
+    let text = serde_json::to_string(&r).map_err(|e| bad(&e))?;
+    writeln!(stdout, "{text}").map_err(|e| bad(&e))?;
+    Ok(())
+}

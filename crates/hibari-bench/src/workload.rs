@@ -1,0 +1,423 @@
+//! The messages of the experiments and how a stamp travels in them.
+//!
+//! Every message carries the **intended** send time (`CLOCK_MONOTONIC`, ns)
+//! written by the publisher before anything else is done to it (before the
+//! JPEG encoding, before the copy of the frame): in `header.stamp` for
+//! images and scans, in the first 8 bytes for byte arrays. The subscriber
+//! reads the clock first thing in its callback, so latency = receive −
+//! intended, coordinated omission included.
+
+use std::sync::{Arc, Mutex};
+
+use hibari::msg::builtin_interfaces::msg::Time;
+use hibari::msg::sensor_msgs::msg::{CompressedImage, Image, LaserScan};
+use hibari::msg::std_msgs::msg::{Header, UInt8MultiArray};
+use hibari::{Node, Publisher, QosProfile, SampleInfo, TypeAdapter};
+
+use crate::clock::{mono_ns, Pacer, Usage};
+
+/// What a series sends.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Kind {
+    /// `sensor_msgs/Image`, rgb8.
+    Image {
+        /// Pixels per row.
+        width: u32,
+        /// Rows.
+        height: u32,
+    },
+    /// `sensor_msgs/CompressedImage`: the rgb8 frame JPEG-encoded at `quality` per message.
+    Jpeg {
+        /// Pixels per row.
+        width: u32,
+        /// Rows.
+        height: u32,
+        /// JPEG quality, 1–100.
+        quality: u8,
+    },
+    /// An rgb8 frame of the application's own type, adapted to `sensor_msgs/Image`.
+    Adapted {
+        /// Pixels per row.
+        width: u32,
+        /// Rows.
+        height: u32,
+    },
+    /// `sensor_msgs/LaserScan` with this many ranges (and no intensities).
+    Laser {
+        /// `ranges.len()`.
+        ranges: u32,
+    },
+    /// `std_msgs/UInt8MultiArray` of this many bytes (at least 16).
+    Bytes {
+        /// `data.len()`.
+        size: u32,
+    },
+}
+
+impl Kind {
+    /// Payload bytes the message carries (pixels, ranges × 4, data).
+    pub fn payload_bytes(&self) -> u64 {
+        match *self {
+            Kind::Image { width, height }
+            | Kind::Jpeg { width, height, .. }
+            | Kind::Adapted { width, height } => u64::from(width) * u64::from(height) * 3,
+            Kind::Laser { ranges } => u64::from(ranges) * 4,
+            Kind::Bytes { size } => u64::from(size),
+        }
+    }
+}
+
+/// An application-side rgb8 frame (E5's `cv::Mat`), adapted to `Image`.
+#[derive(Debug, Clone, Default)]
+pub struct RgbFrame {
+    /// Intended send time, ns.
+    pub stamp_ns: u64,
+    /// Pixels per row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// `width × height × 3` bytes.
+    pub pixels: Vec<u8>,
+}
+
+/// The type adapter `RgbFrame` ⇄ `sensor_msgs/Image`.
+#[derive(Debug)]
+pub struct RgbAdapter;
+
+impl TypeAdapter for RgbAdapter {
+    type Custom = RgbFrame;
+    type Ros = Image;
+    fn to_ros(f: &RgbFrame) -> Image {
+        Self::into_ros(f.clone())
+    }
+    fn from_ros(ros: &Image) -> RgbFrame {
+        Self::from_ros_owned(ros.clone())
+    }
+    fn into_ros(f: RgbFrame) -> Image {
+        Image {
+            header: header(f.stamp_ns),
+            height: f.height,
+            width: f.width,
+            encoding: "rgb8".into(),
+            is_bigendian: 0,
+            step: f.width * 3,
+            data: f.pixels,
+        }
+    }
+    fn from_ros_owned(ros: Image) -> RgbFrame {
+        RgbFrame {
+            stamp_ns: stamp_of(&ros.header),
+            width: ros.width,
+            height: ros.height,
+            pixels: ros.data,
+        }
+    }
+}
+
+fn header(stamp_ns: u64) -> Header {
+    Header {
+        stamp: Time {
+            sec: (stamp_ns / 1_000_000_000) as i32,
+            nanosec: (stamp_ns % 1_000_000_000) as u32,
+        },
+        frame_id: "bench".into(),
+    }
+}
+
+fn stamp_of(h: &Header) -> u64 {
+    h.stamp.sec as u64 * 1_000_000_000 + u64::from(h.stamp.nanosec)
+}
+
+/// A message that carries its intended send time.
+pub trait Stamped {
+    /// The intended send time, ns (`CLOCK_MONOTONIC`).
+    fn stamp_ns(&self) -> u64;
+}
+
+impl Stamped for Image {
+    fn stamp_ns(&self) -> u64 {
+        stamp_of(&self.header)
+    }
+}
+impl Stamped for CompressedImage {
+    fn stamp_ns(&self) -> u64 {
+        stamp_of(&self.header)
+    }
+}
+impl Stamped for LaserScan {
+    fn stamp_ns(&self) -> u64 {
+        stamp_of(&self.header)
+    }
+}
+impl Stamped for RgbFrame {
+    fn stamp_ns(&self) -> u64 {
+        self.stamp_ns
+    }
+}
+impl Stamped for UInt8MultiArray {
+    fn stamp_ns(&self) -> u64 {
+        let mut b = [0u8; 8];
+        if let Some(s) = self.data.get(..8) {
+            b.copy_from_slice(s);
+        }
+        u64::from_le_bytes(b)
+    }
+}
+
+/// What a subscription saw: `(sequence, latency ns)` of every measured
+/// message, and the CPU/context-switch snapshot at the first one.
+#[derive(Debug, Default)]
+pub struct Collector {
+    warmup: u64,
+    inner: Mutex<Collected>,
+}
+
+/// The contents of a [`Collector`].
+#[derive(Debug, Default, Clone)]
+pub struct Collected {
+    /// `(sequence, latency ns)` in arrival order.
+    pub samples: Vec<(u64, u64)>,
+    /// Usage of the subscriber (thread or process) at the first measured message.
+    pub first: Option<Usage>,
+}
+
+impl Collector {
+    /// Messages with a sequence number ≤ `warmup` are not measured.
+    pub fn new(warmup: u64) -> Arc<Collector> {
+        Arc::new(Collector {
+            warmup,
+            inner: Mutex::default(),
+        })
+    }
+
+    fn record(&self, info: &SampleInfo, latency_ns: u64, per_process: bool) {
+        if info.sequence <= self.warmup {
+            return;
+        }
+        let mut c = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if c.first.is_none() {
+            c.first = Some(if per_process {
+                Usage::process()
+            } else {
+                Usage::thread()
+            });
+        }
+        c.samples.push((info.sequence, latency_ns));
+    }
+
+    /// What was collected so far.
+    pub fn take(&self) -> Collected {
+        std::mem::take(&mut *self.inner.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// Keeps a subscription alive.
+pub type Held = Box<dyn std::any::Any + Send>;
+
+/// The QoS of every series: reliable, keep last `depth`.
+pub fn qos(depth: usize) -> QosProfile {
+    QosProfile::default().reliable().keep_last(depth)
+}
+
+/// Subscribes `node` to `topic` for `kind`, recording into `collector`.
+/// `per_process`: take the CPU snapshot of the process, not the thread.
+pub fn subscribe(
+    node: &Node,
+    topic: &str,
+    kind: Kind,
+    depth: usize,
+    collector: Arc<Collector>,
+    per_process: bool,
+) -> Result<Held, hibari::SubscriptionCreateError> {
+    fn sub<A: TypeAdapter>(
+        node: &Node,
+        topic: &str,
+        depth: usize,
+        c: Arc<Collector>,
+        per_process: bool,
+    ) -> Result<Held, hibari::SubscriptionCreateError>
+    where
+        A::Custom: Stamped,
+    {
+        let s = node.create_subscription_adapted::<A, _>(
+            topic,
+            qos(depth),
+            move |m: &A::Custom, info: &SampleInfo| {
+                let now = mono_ns();
+                c.record(info, now.saturating_sub(m.stamp_ns()), per_process);
+            },
+        )?;
+        Ok(Box::new(s))
+    }
+    match kind {
+        Kind::Image { .. } => sub::<Image>(node, topic, depth, collector, per_process),
+        Kind::Jpeg { .. } => sub::<CompressedImage>(node, topic, depth, collector, per_process),
+        Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, collector, per_process),
+        Kind::Laser { .. } => sub::<LaserScan>(node, topic, depth, collector, per_process),
+        Kind::Bytes { .. } => sub::<UInt8MultiArray>(node, topic, depth, collector, per_process),
+    }
+}
+
+/// Why a series could not be published.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PublishRunError {
+    /// The publisher could not be created.
+    #[error("create the publisher: {0}")]
+    Create(#[from] hibari::PublisherCreateError),
+    /// No subscriber matched in time.
+    #[error("no subscriber matched `{0}` within 10 s")]
+    NoSubscriber(String),
+    /// A publish call failed.
+    #[error("publish: {0}")]
+    Publish(String),
+}
+
+/// What the publisher did: measured messages sent and its usage over them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Published {
+    /// Measured messages sent.
+    pub sent: u64,
+    /// Publisher usage from the first measured message to the last.
+    pub usage: Usage,
+    /// Seconds from the first measured message to the last.
+    pub seconds: f64,
+}
+
+/// The schedule of a series.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule {
+    /// Messages per second; 0 = as fast as possible.
+    pub rate_hz: f64,
+    /// Messages sent first and not measured.
+    pub warmup: u64,
+    /// Measured messages.
+    pub count: u64,
+}
+
+/// Publishes `kind` on `topic` on the open-loop schedule once a subscriber
+/// matched. `per_process`: measure the process's usage, not the thread's.
+pub fn publish(
+    node: &Node,
+    topic: &str,
+    kind: Kind,
+    depth: usize,
+    schedule: Schedule,
+    per_process: bool,
+) -> Result<Published, PublishRunError> {
+    let rgb = |w: u32, h: u32| -> Vec<u8> {
+        (0..(w as usize * h as usize * 3))
+            .map(|i| (i % 251) as u8)
+            .collect()
+    };
+    match kind {
+        Kind::Image { width, height } => {
+            let pixels = rgb(width, height);
+            let p = node.create_publisher::<Image>(topic, qos(depth))?;
+            run(&p, topic, schedule, per_process, |t| {
+                RgbAdapter::into_ros(RgbFrame {
+                    stamp_ns: t,
+                    width,
+                    height,
+                    pixels: pixels.clone(),
+                })
+            })
+        }
+        Kind::Adapted { width, height } => {
+            let pixels = rgb(width, height);
+            let p = node.create_publisher_adapted::<RgbAdapter>(topic, qos(depth))?;
+            run(&p, topic, schedule, per_process, |t| RgbFrame {
+                stamp_ns: t,
+                width,
+                height,
+                pixels: pixels.clone(),
+            })
+        }
+        Kind::Jpeg {
+            width,
+            height,
+            quality,
+        } => {
+            let pixels = rgb(width, height);
+            let p = node.create_publisher::<CompressedImage>(topic, qos(depth))?;
+            run(&p, topic, schedule, per_process, |t| {
+                let mut data = Vec::with_capacity(pixels.len() / 8);
+                let enc = jpeg_encoder::Encoder::new(&mut data, quality);
+                // Encoding a well-formed rgb8 buffer into a Vec cannot fail;
+                // an empty message would show up as a tiny size in the record.
+                let _ = enc.encode(
+                    &pixels,
+                    width as u16,
+                    height as u16,
+                    jpeg_encoder::ColorType::Rgb,
+                );
+                CompressedImage {
+                    header: header(t),
+                    format: "jpeg".into(),
+                    data,
+                }
+            })
+        }
+        Kind::Laser { ranges } => {
+            let p = node.create_publisher::<LaserScan>(topic, qos(depth))?;
+            let r: Vec<f32> = (0..ranges).map(|i| 1.0 + (i % 100) as f32 * 0.01).collect();
+            run(&p, topic, schedule, per_process, |t| LaserScan {
+                header: header(t),
+                angle_min: -std::f32::consts::PI,
+                angle_max: std::f32::consts::PI,
+                angle_increment: std::f32::consts::TAU / ranges.max(1) as f32,
+                range_max: 30.0,
+                ranges: r.clone(),
+                ..LaserScan::default()
+            })
+        }
+        Kind::Bytes { size } => {
+            let p = node.create_publisher::<UInt8MultiArray>(topic, qos(depth))?;
+            let base = vec![0x5au8; (size as usize).max(16)];
+            run(&p, topic, schedule, per_process, |t| {
+                let mut data = base.clone();
+                data[..8].copy_from_slice(&t.to_le_bytes());
+                UInt8MultiArray {
+                    data,
+                    ..UInt8MultiArray::default()
+                }
+            })
+        }
+    }
+}
+
+fn run<A: TypeAdapter>(
+    p: &Publisher<A>,
+    topic: &str,
+    s: Schedule,
+    per_process: bool,
+    mut make: impl FnMut(u64) -> A::Custom,
+) -> Result<Published, PublishRunError> {
+    if !p.wait_for_subscribers(1, std::time::Duration::from_secs(10)) {
+        return Err(PublishRunError::NoSubscriber(topic.into()));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100)); // discovery settles
+    let usage = || {
+        if per_process {
+            Usage::process()
+        } else {
+            Usage::thread()
+        }
+    };
+    let pacer = Pacer::new(s.rate_hz);
+    let (mut first, mut t_first) = (Usage::default(), 0);
+    for k in 0..s.warmup + s.count {
+        if k == s.warmup {
+            first = usage();
+            t_first = mono_ns();
+        }
+        let t = pacer.wait(k);
+        p.publish(make(t))
+            .map_err(|e| PublishRunError::Publish(e.to_string()))?;
+    }
+    Ok(Published {
+        sent: s.count,
+        usage: usage().since(&first),
+        seconds: (mono_ns() - t_first) as f64 / 1e9,
+    })
+}

@@ -1,0 +1,194 @@
+//! `hibari bench`: the published experiments and the latency sweep (the
+//! `hibari-bench` crate), with a progress bar, a table, JSON, CSV, plots and
+//! an HTML report.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Args;
+use hibari_bench::experiments::{plan, run_step, Step};
+use hibari_bench::{output, plots, published, ChildCommand, Config, Machine, Report, ALL};
+
+/// Arguments of `hibari bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// latency, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python or all.
+    #[arg(default_value = "all")]
+    experiment: String,
+    /// Fewer messages and one repetition: the headline comparison in about two minutes.
+    #[arg(long)]
+    quick: bool,
+    /// Repetitions of every series (default 3; 1 with --quick).
+    #[arg(long)]
+    reps: Option<u32>,
+    /// Write the machine, notes and one record per series and repetition as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write one CSV row per series and repetition.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write PNG plots and report.html into this directory.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Do not run the ROS 1 peer even when it is installed.
+    #[arg(long)]
+    no_peers: bool,
+    /// Scale every message count (tests).
+    #[arg(long, default_value_t = 1.0, hide = true)]
+    scale: f64,
+    /// Internal: be the subscriber process of a series.
+    #[arg(long, hide = true)]
+    child: Option<String>,
+}
+
+/// Arguments of the hidden `hibari __child`: a hibari-bench-ipc subscriber.
+#[derive(Args, Debug)]
+pub struct IpcChildArgs {
+    #[arg(long)]
+    system: String,
+    #[arg(long)]
+    variant: String,
+    #[arg(long)]
+    tag: String,
+    #[arg(long)]
+    size: usize,
+    #[arg(long)]
+    placement: hibari_bench_ipc::Placement,
+    #[arg(long)]
+    warmup: u64,
+    #[arg(long)]
+    samples: u64,
+    #[arg(long)]
+    touch: bool,
+}
+
+/// Runs the hibari-bench-ipc subscriber process (`hibari __child …`).
+pub fn ipc_child(a: IpcChildArgs) -> anyhow::Result<()> {
+    let args = hibari_bench_ipc::ChildArgs {
+        system: a.system,
+        variant: a.variant,
+        tag: a.tag,
+        size: a.size,
+        placement: a.placement,
+        warmup: a.warmup,
+        samples: a.samples,
+        touch: a.touch,
+    };
+    hibari_bench_ipc::child_main(&args).context("ping-pong subscriber process")
+}
+
+fn describe(step: &Step) -> String {
+    match step {
+        Step::Series {
+            experiment,
+            transport,
+            setup,
+            spec,
+        } => format!(
+            "{experiment} {transport} [{setup}] {} B @ {} Hz",
+            spec.kind.payload_bytes(),
+            spec.schedule.rate_hz.round()
+        ),
+        Step::PingPong { system, size, .. } => format!("latency {system} ping-pong {size} B"),
+        Step::Ros1(_) => "ROS 1 peer".into(),
+        Step::External(name) => (*name).into(),
+    }
+}
+
+/// Runs `hibari bench`.
+pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    if let Some(spec) = &args.child {
+        return hibari_bench::child_main(spec).context("subscriber process");
+    }
+    let exe = std::env::current_exe().context("locate the hibari binary")?;
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = if workspace.join("peers").exists() {
+        workspace
+    } else {
+        PathBuf::from(".")
+    };
+    let cfg = Config {
+        quick: args.quick,
+        reps: args.reps.unwrap_or(if args.quick { 1 } else { 3 }).max(1),
+        scale: args.scale,
+        child: ChildCommand {
+            program: exe.clone(),
+            args: vec!["bench".into(), "--child".into()],
+        },
+        repo,
+        target_dir: exe.parent().map(PathBuf::from).unwrap_or_default(),
+        peers: !args.no_peers,
+    };
+    let names: Vec<&str> = if args.experiment == "all" {
+        ALL.to_vec()
+    } else {
+        vec![args.experiment.as_str()]
+    };
+    let mut steps = Vec::new();
+    for name in &names {
+        let s = plan(name, &cfg)
+            .with_context(|| format!("unknown experiment `{name}`: {} or all", ALL.join(", ")))?;
+        steps.extend(s);
+    }
+    let machine = Machine::describe();
+    eprintln!("{}", machine.line());
+    eprintln!(
+        "note: this machine is shared (other builds and benchmarks may run): figures are noisy"
+    );
+    let started = Instant::now();
+    let bar = indicatif::ProgressBar::new(steps.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let (mut records, mut notes) = (Vec::new(), Vec::new());
+    for name in &names {
+        records.extend(published::published(name));
+        notes.extend(published::findings(name));
+    }
+    for step in &steps {
+        bar.set_message(describe(step));
+        let (r, n) = run_step(step, &cfg);
+        for line in &n {
+            bar.println(line);
+        }
+        records.extend(r);
+        notes.extend(n);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    // Measured rows first, each experiment's published rows after them.
+    records.sort_by_key(|r| (names.iter().position(|n| *n == r.experiment), r.published));
+    let table = output::table(&records);
+    println!("{table}");
+    for n in &notes {
+        println!("{n}");
+    }
+    let report = Report {
+        machine,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        notes,
+        records,
+    };
+    println!("elapsed {:.0} s", report.elapsed_s);
+    if let Some(p) = &args.json {
+        output::write_json(p, &report)?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(p) = &args.csv {
+        output::write_csv(p, &report.records)?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(dir) = &args.out {
+        let files = plots::write_report(dir, &report, &table)?;
+        eprintln!(
+            "wrote {} files in {} (report.html)",
+            files.len(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
