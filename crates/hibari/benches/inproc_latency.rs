@@ -28,6 +28,13 @@
 //! - **from source**: from `SampleInfo::source_timestamp_ns`, stamped inside
 //!   the writer before the push: the transport and executor part alone.
 //!
+//! Two kinds of rows frame the executor's: "bare Condvar" runs the same
+//! schedule through a `Mutex` + `Condvar` between the two threads, without
+//! hibari — the operating system's wake-up cost, which any executor that
+//! sleeps when idle pays; "busy take()" (across cores only) replaces the
+//! executor by a thread spinning on `Subscription::take`, which never sleeps
+//! — what the transport costs without a wake-up.
+//!
 //! **copies** counts callbacks whose buffer was not the published one (0
 //! means every message was moved, never cloned or serialized). The CPU run
 //! sends 1080p frames at 30 Hz with the publisher only sleeping between
@@ -37,6 +44,8 @@
 //! Results: a table on stdout and JSON in `target/bench/inproc_latency.json`
 //! (`$CARGO_TARGET_DIR/bench/…` when set; `--json PATH` to choose).
 
+#[path = "inproc_latency/baseline.rs"]
+mod baseline;
 #[path = "inproc_latency/proc_stats.rs"]
 mod proc_stats;
 #[path = "inproc_latency/report.rs"]
@@ -77,8 +86,16 @@ fn parse_args() -> Result<Args, String> {
         executor_core: first,
         publisher_core: last,
     };
+    // The workspace's target directory: crates/hibari → the workspace root.
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2);
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+        || {
+            workspace
+                .unwrap_or(std::path::Path::new("."))
+                .join("target")
+        },
         Into::into,
     );
     let mut args = Args {
@@ -123,17 +140,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pool,
         spin_before: spin,
         measure_cpu: false,
+        busy_take: false,
     };
     let machine = proc_stats::machine();
     println!("machine: {machine}");
     let mut latency = Vec::new();
     let mut cpu = Vec::new();
     for &placement in &args.placements {
-        let runs = [
+        let floor = plan(1000.0, secs(10.0, 2.0), 200, 1);
+        let outcome = baseline::run(placement, floor);
+        report::print_latency(&placement, &floor, &outcome, latency.is_empty());
+        latency.push(report::latency_json(&placement, &floor, &outcome));
+        let busy = |p: Plan| Plan {
+            busy_take: true,
+            ..p
+        };
+        let mut runs = vec![
             (plan(1000.0, secs(10.0, 2.0), 200, 64), false),
             (plan(30.0, secs(10.0, 3.0), 5, 8), true),
             (plan(1000.0, secs(5.0, 2.0), 200, 8), true),
         ];
+        // A receiver spinning on one core would starve a publisher on the same.
+        if placement.executor_core != placement.publisher_core {
+            runs.push((busy(plan(1000.0, secs(5.0, 2.0), 200, 64)), false));
+            runs.push((busy(plan(1000.0, secs(5.0, 2.0), 200, 8)), true));
+        }
         for (plan, image) in runs {
             let outcome = if image {
                 run::<Image>(placement, plan)?

@@ -50,8 +50,9 @@ pub fn print_latency(placement: &Placement, plan: &Plan, o: &Outcome, header: bo
             "in-process publish → callback latency, µs (SingleThreadedExecutor on its own thread)"
         );
         println!(
-            "{:<30} {:<21} {:>8} {:>6} {:<7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>6} {:>4}",
+            "{:<30} {:<13} {:<21} {:>8} {:>6} {:<7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>6} {:>4}",
             "placement",
+            "receiver",
             "message",
             "rate",
             "count",
@@ -68,19 +69,24 @@ pub fn print_latency(placement: &Placement, plan: &Plan, o: &Outcome, header: bo
     for (from, data) in [("send", &o.from_send), ("source", &o.from_source)] {
         let s = summarize(data);
         let [p50, p90, p99, p999] = s.quantiles.map(us);
-        let (place, message, rate, copies, lost) = if from == "send" {
+        let (place, receiver, message, rate, copies, lost) = if from == "send" {
             (
                 cores(placement),
+                o.receiver.to_string(),
                 o.message.to_string(),
                 rate(plan),
-                o.copies.to_string(),
+                if o.checks_copies {
+                    o.copies.to_string()
+                } else {
+                    "-".into()
+                },
                 o.lost.to_string(),
             )
         } else {
             Default::default()
         };
         println!(
-            "{place:<30} {message:<21} {rate:>8} {:>6} {from:<7} {p50:>7} {p90:>7} {p99:>7} {p999:>7} {:>8} {copies:>6} {lost:>4}",
+            "{place:<30} {receiver:<13} {message:<21} {rate:>8} {:>6} {from:<7} {p50:>7} {p90:>7} {p99:>7} {p999:>7} {:>8} {copies:>6} {lost:>4}",
             s.count,
             us(s.max)
         );
@@ -113,6 +119,7 @@ fn placement_json(p: &Placement) -> Value {
 pub fn latency_json(placement: &Placement, plan: &Plan, o: &Outcome) -> Value {
     json!({
         "placement": placement_json(placement),
+        "receiver": o.receiver,
         "message": o.message,
         "payload_bytes": o.bytes,
         "rate_hz": plan.rate_hz,
@@ -123,7 +130,7 @@ pub fn latency_json(placement: &Placement, plan: &Plan, o: &Outcome) -> Value {
         "from_send": summary_json(&o.from_send),
         "from_source": summary_json(&o.from_source),
         "received": o.received,
-        "copies": o.copies,
+        "copies": o.checks_copies.then_some(o.copies),
         "lost": o.lost,
         "publish_errors": o.publish_errors,
     })

@@ -1,7 +1,7 @@
 //! One run: a publisher thread and an executor thread, pinned, a pool of
 //! frames going round, the latencies and (if asked) the CPU they used.
 
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -80,18 +80,25 @@ pub struct Plan {
     /// How long before a message is due the publisher stops sleeping and spins.
     pub spin_before: Duration,
     pub measure_cpu: bool,
+    /// Instead of an executor, the receiving thread spins on
+    /// `Subscription::take` (never sleeps): the transport without the wake-up.
+    pub busy_take: bool,
 }
 
 /// What one run measured.
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub message: &'static str,
+    /// What received: the executor, a thread spinning on `take`, a Condvar.
+    pub receiver: &'static str,
     pub bytes: usize,
     /// Latency from the due time and from the source timestamp, ns, after warm-up.
     pub from_send: Vec<u64>,
     pub from_source: Vec<u64>,
     pub received: usize,
     pub copies: usize,
+    /// Whether `copies` was checked (not by the Condvar floor).
+    pub checks_copies: bool,
     pub lost: u64,
     pub publish_errors: usize,
     pub cpu: Option<CpuOutcome>,
@@ -106,14 +113,14 @@ pub struct CpuOutcome {
     pub process: Duration,
 }
 
-fn pin(core: usize) {
+pub fn pin(core: usize) {
     if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
         eprintln!("warning: could not pin a thread to core {core}");
     }
 }
 
 /// Waits until `due` (ns, [`now_ns`]'s clock): sleeps, then spins the last `spin`.
-fn wait_until(due: i64, spin: Duration) {
+pub fn wait_until(due: i64, spin: Duration) {
     let spin = i64::try_from(spin.as_nanos()).unwrap_or(i64::MAX);
     loop {
         let left = due - now_ns();
@@ -155,31 +162,39 @@ pub fn run<M: Frame>(
         t.from_source.reserve(plan.messages);
     }
     let (expected_cb, start_cb, tally_cb) = (expected.clone(), start_ns.clone(), tally.clone());
-    let _subscription =
-        listener.create_subscription("bench", qos, move |msg: M, info: SampleInfo| {
-            let now = now_ns();
-            let k = (info.sequence - 1) as usize;
-            let due = start_cb.load(Ordering::Acquire) + k as i64 * period_ns;
-            let moved = expected_cb
-                .get(k)
-                .is_some_and(|a| a.load(Ordering::Acquire) == msg.buffer());
-            let _ = pool_back.try_send(msg);
-            let (lock, done) = &*tally_cb;
-            let mut o = lock.lock().unwrap_or_else(|e| e.into_inner());
-            if k >= plan.warmup {
-                o.from_send.push((now - due).max(0) as u64);
-                o.from_source
-                    .push((now - info.source_timestamp_ns).max(0) as u64);
-            }
-            o.received += 1;
-            o.copies += usize::from(!moved);
-            o.lost += info.lost_before;
-            if o.received == plan.messages {
-                done.notify_all();
-            }
-        })?;
+    let mut record = Some(move |msg: M, info: SampleInfo| {
+        let now = now_ns();
+        let k = (info.sequence - 1) as usize;
+        let due = start_cb.load(Ordering::Acquire) + k as i64 * period_ns;
+        let moved = expected_cb
+            .get(k)
+            .is_some_and(|a| a.load(Ordering::Acquire) == msg.buffer());
+        let _ = pool_back.try_send(msg);
+        let (lock, done) = &*tally_cb;
+        let mut o = lock.lock().unwrap_or_else(|e| e.into_inner());
+        if k >= plan.warmup {
+            o.from_send.push((now - due).max(0) as u64);
+            o.from_source
+                .push((now - info.source_timestamp_ns).max(0) as u64);
+        }
+        o.received += 1;
+        o.copies += usize::from(!moved);
+        o.lost += info.lost_before;
+        if o.received == plan.messages {
+            done.notify_all();
+        }
+    });
+    let (_subscription, polled) = if plan.busy_take {
+        let polled = listener.create_polled_subscription::<M>("bench", qos)?;
+        (None, Some(polled))
+    } else {
+        let callback = record.take().ok_or("the callback is made above")?;
+        let subscription = listener.create_subscription("bench", qos, callback)?;
+        (Some(subscription), None)
+    };
     let executor = SingleThreadedExecutor::new();
     executor.add_node(&listener)?;
+    let stop = AtomicBool::new(false);
 
     // Both threads start together; the publisher stays alive until its
     // counters have been read at the end.
@@ -187,12 +202,22 @@ pub fn run<M: Frame>(
     let (tid_tx, tid_rx) = mpsc::channel();
     let outcome = std::thread::scope(|s| -> Result<Outcome, Box<dyn std::error::Error>> {
         let executor_tid = tid_tx.clone();
-        let (executor, ready) = (&executor, &ready);
+        let (executor, ready, stop) = (&executor, &ready, &stop);
         s.spawn(move || {
             pin(placement.executor_core);
             let _ = executor_tid.send(("executor", proc_stats::current_tid()));
             ready.wait();
-            executor.spin();
+            match (polled, record) {
+                (Some(subscription), Some(record)) => {
+                    while !stop.load(Ordering::Relaxed) {
+                        match subscription.take() {
+                            Some((msg, info)) => record(msg, info),
+                            None => std::hint::spin_loop(),
+                        }
+                    }
+                }
+                _ => executor.spin(),
+            }
         });
         let (publisher, expected, start_ns, finished) =
             (&publisher, &expected, &start_ns, &finished);
@@ -233,6 +258,7 @@ pub fn run<M: Frame>(
         let cpu1 = tids.map(ThreadSample::read);
         let process = proc_stats::process_cpu().saturating_sub(process0);
         finished.wait();
+        stop.store(true, Ordering::Relaxed);
         executor.cancel();
         let mut outcome = std::mem::take(&mut *guard);
         drop(guard);
@@ -247,7 +273,13 @@ pub fn run<M: Frame>(
     })?;
     Ok(Outcome {
         message: M::LABEL,
+        receiver: if plan.busy_take {
+            "busy take()"
+        } else {
+            "executor"
+        },
         bytes,
+        checks_copies: true,
         ..outcome
     })
 }
