@@ -238,7 +238,30 @@ impl Endpoint for ShmWriter {
     }
 }
 
+impl hibari_transport::WriterLoan for Loan<'_> {
+    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError> {
+        (*self).send_prefix(len).map_err(|e| e.reason)
+    }
+}
+
 impl Writer for ShmWriter {
+    fn loan(
+        &self,
+        len: usize,
+    ) -> Option<Result<Box<dyn hibari_transport::WriterLoan + '_>, WriteError>> {
+        Some(
+            self.loan_inner(len)
+                .map(|l| Box::new(l) as Box<dyn hibari_transport::WriterLoan + '_>)
+                .map_err(|r| {
+                    refusal(
+                        r,
+                        Payload::Serialized(Vec::new().into()),
+                        self.shared.when_full,
+                    )
+                }),
+        )
+    }
+
     fn write(&self, payload: Payload) -> Result<(), WriteError> {
         let w = &self.shared;
         let mut fx = Effects::default();

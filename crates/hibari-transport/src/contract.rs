@@ -388,6 +388,23 @@ pub trait Writer: Endpoint {
     /// payload back, having delivered it nowhere. Wakers run after the write's
     /// locks are released, so they may write again.
     fn write(&self, payload: Payload) -> Result<(), WriteError>;
+
+    /// Lends `len` bytes of the transport's own memory (a shared-memory
+    /// chunk) to write a message's CDR bytes into in place, then
+    /// [`send`](WriterLoan::send) them without a copy. `None` when the
+    /// transport has no memory of its own to lend (the default): write a
+    /// [`Payload`] instead.
+    fn loan(&self, len: usize) -> Option<Result<Box<dyn WriterLoan + '_>, WriteError>> {
+        let _ = len;
+        None
+    }
+}
+
+/// Memory lent by a [`Writer::loan`]: the bytes to fill (it derefs to
+/// `[u8]`), sent by [`send`](WriterLoan::send) or given back when dropped.
+pub trait WriterLoan: std::ops::DerefMut<Target = [u8]> + Send {
+    /// Sends the first `len` bytes to every matched reader, without a copy.
+    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError>;
 }
 
 /// Receives samples; never blocks.

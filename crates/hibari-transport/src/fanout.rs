@@ -22,12 +22,13 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::contract::WriterLoan;
 use crate::contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus, Notify,
     Reader, ReaderOptions, Sample, Transport, WriteError, Writer, WriterOptions,
 };
 use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
-use crate::payload::Payload;
+use crate::payload::{CdrBytes, Payload};
 use crate::sample::EndpointId;
 
 /// Several transports as one; see the [module](self) documentation.
@@ -176,6 +177,25 @@ struct FanoutWriter {
 endpoint_via_members!(FanoutWriter);
 
 impl Writer for FanoutWriter {
+    /// The first member that lends memory lends it; when sent, the other
+    /// members' readers (in-process ones) get a copy of the bytes, made only
+    /// if one of them is matched or keeps a history.
+    fn loan(&self, len: usize) -> Option<Result<Box<dyn WriterLoan + '_>, WriteError>> {
+        self.members.iter().enumerate().find_map(|(i, m)| {
+            let lent = m.loan(len)?;
+            Some(lent.map(|inner| {
+                let others = self
+                    .members
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, w)| &**w)
+                    .collect();
+                Box::new(FanoutLoan { inner, others }) as Box<dyn WriterLoan + '_>
+            }))
+        })
+    }
+
     fn write(&self, payload: Payload) -> Result<(), WriteError> {
         let (first, rest) = self
             .members
@@ -185,6 +205,42 @@ impl Writer for FanoutWriter {
             m.write(payload.clone())?;
         }
         first.write(payload)
+    }
+}
+
+struct FanoutLoan<'a> {
+    inner: Box<dyn WriterLoan + 'a>,
+    others: Vec<&'a dyn Writer>,
+}
+
+impl std::ops::Deref for FanoutLoan<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.inner
+    }
+}
+
+impl std::ops::DerefMut for FanoutLoan<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.inner
+    }
+}
+
+impl WriterLoan for FanoutLoan<'_> {
+    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError> {
+        let FanoutLoan { inner, others } = *self;
+        let wanted = others.iter().any(|w| {
+            w.matched_count() > 0
+                || w.spec().qos.durability == crate::qos::Durability::TransientLocal
+        });
+        let copy: Option<CdrBytes> = wanted.then(|| inner[..len.min(inner.len())].to_vec().into());
+        inner.send(len)?;
+        if let Some(bytes) = copy {
+            for w in others {
+                w.write(Payload::Serialized(bytes.clone()))?;
+            }
+        }
+        Ok(())
     }
 }
 

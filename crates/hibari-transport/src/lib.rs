@@ -87,7 +87,7 @@ pub use compat::{check_compatibility, QosIncompatibility, QosMismatch, QosPolicy
 pub use contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus,
     Incompatibility, Notify, Reader, ReaderOptions, ResourceLimits, Sample, Transport, WhenFull,
-    WriteError, Writer, WriterOptions,
+    WriteError, Writer, WriterLoan, WriterOptions,
 };
 pub use fanout::Fanout;
 pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};

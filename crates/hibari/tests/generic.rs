@@ -94,3 +94,32 @@ fn bad_bytes_are_rejected_by_typed_subscriptions_and_bad_type_names_refused() {
             .is_err());
     }
 }
+
+#[test]
+fn a_loan_without_shared_memory_is_a_buffer_sent_as_bytes() {
+    use hibari::msg::sensor_msgs::msg::Image;
+    let ctx = Context::builder().isolated().create().unwrap();
+    let node = ctx.create_node("camera").unwrap();
+    let sub = node
+        .create_polled_subscription::<Image>("/image", QosProfile::default())
+        .unwrap();
+    let publisher = node
+        .create_publisher::<Image>("/image", QosProfile::default())
+        .unwrap();
+    let header = Image {
+        height: 2,
+        width: 3,
+        encoding: "rgb8".into(),
+        step: 9,
+        ..Default::default()
+    };
+    let (mut loan, pixels) = publisher.loan_message(&header, "data", 18).unwrap();
+    assert_eq!(pixels.len(), 18);
+    loan[pixels].copy_from_slice(&[5; 18]);
+    loan.send().unwrap();
+    let (image, _) = sub.take().unwrap();
+    assert_eq!(image.data, vec![5; 18]);
+    assert_eq!((image.width, image.encoding.as_str()), (3, "rgb8"));
+    // A field that is not an array of the message is refused.
+    assert!(publisher.loan_message(&header, "nope", 1).is_err());
+}

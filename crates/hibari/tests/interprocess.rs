@@ -70,6 +70,27 @@ fn child() {
             // Stay until the parent has taken them (it kills us).
             std::thread::sleep(Duration::from_secs(60));
         }
+        "loaner" => {
+            // Frames laid out in loans: the pixels written in place in shared
+            // memory, never in a Vec of their own.
+            let p = node
+                .create_publisher::<Image>("/camera/image", QosProfile::default().keep_last(4))
+                .unwrap();
+            assert!(p.wait_for_subscribers(1, Duration::from_secs(20)));
+            let header = Image {
+                height: 1080,
+                width: 1920,
+                encoding: "rgb8".into(),
+                step: 1920 * 3,
+                ..Default::default()
+            };
+            for seq in 0..20u32 {
+                let (mut loan, pixels) = p.loan_message(&header, "data", 1920 * 1080 * 3).unwrap();
+                loan[pixels].fill((seq % 251) as u8);
+                loan.send().unwrap();
+            }
+            std::thread::sleep(Duration::from_secs(60));
+        }
         "echo" => {
             let p = node
                 .create_publisher::<RosString>("/echo/out", QosProfile::default())
@@ -227,10 +248,18 @@ fn mapping_of(addr: usize) -> Option<(String, String)> {
 
 #[test]
 fn a_view_subscription_reads_frames_in_the_publishers_read_only_shared_memory() {
+    view_frames_from("camera", unique_domain() + 1_000);
+}
+
+#[test]
+fn frames_written_in_place_in_loans_arrive_whole_through_shared_memory() {
+    view_frames_from("loaner", unique_domain() + 1_001);
+}
+
+fn view_frames_from(role: &str, domain: u32) {
     if std::env::var(CHILD).is_ok() {
         return;
     }
-    let domain = unique_domain() + 1_000;
     let ctx = Context::with_domain(domain);
     let node = ctx.create_node("viewer").unwrap();
     let (tx, rx) = mpsc::channel::<(usize, usize, u8, u64)>();
@@ -250,7 +279,7 @@ fn a_view_subscription_reads_frames_in_the_publishers_read_only_shared_memory() 
             },
         )
         .unwrap();
-    let child = spawn_child("camera", domain);
+    let child = spawn_child(role, domain);
     let exec = SingleThreadedExecutor::new();
     exec.add_node(&node).unwrap();
     let mut got = Vec::new();

@@ -1,0 +1,135 @@
+//! Loans: write a message's bytes where the transport will carry them, and
+//! send them without a copy.
+//!
+//! [`Publisher::loan`] lends `len` bytes: between processes a chunk of the
+//! publisher's shared memory, which subscribers in other processes then read
+//! in place (through view subscriptions, without a copy whatever the size).
+//! Subscribers in this process get a copy of the bytes, made only when one is
+//! matched — publish a value with [`Publisher::publish`] for them. With no
+//! transport that lends memory (an isolated context), the loan is a heap
+//! buffer sent as bytes.
+//!
+//! [`Publisher::loan_message`] is the typed form: it lays out a message with
+//! its big array (`data` of an `Image`, say) left as a hole of `count`
+//! elements, and returns the loan with the hole's byte range, to be filled
+//! in place (a camera driver's DMA copy, a decoder's output) before
+//! [`send`](PublisherLoan::send).
+
+use std::ops::{Deref, DerefMut, Range};
+
+use hibari_cdr::{CdrEncodeError, Message};
+use hibari_transport::{CdrBytes, Payload, TypeAdapter, WriteError, Writer, WriterLoan};
+use thiserror::Error;
+
+use crate::monitor::EventMonitor;
+use crate::pubsub::Publisher;
+
+/// Why a loan could not be made.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum LoanError {
+    /// The transport could not lend the memory (its limit is reached while
+    /// subscribers hold samples, or the message is too large).
+    #[error("no memory to lend: {0}")]
+    Transport(WriteError),
+    /// The message cannot be laid out (no such field, a bound exceeded…).
+    #[error("the message cannot be laid out: {0}")]
+    Layout(#[from] CdrEncodeError),
+}
+
+/// Bytes lent by a publisher: fill them (it derefs to `[u8]`), then
+/// [`send`](PublisherLoan::send). Dropped unsent, the memory goes back.
+pub struct PublisherLoan<'a> {
+    inner: Box<dyn WriterLoan + 'a>,
+    len: usize,
+    events: &'a EventMonitor,
+}
+
+impl Deref for PublisherLoan<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.inner[..self.len]
+    }
+}
+
+impl DerefMut for PublisherLoan<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.inner[..self.len]
+    }
+}
+
+impl PublisherLoan<'_> {
+    /// Sends the bytes to every matched subscription. Like a publish, it
+    /// restarts the offered deadline.
+    pub fn send(self) -> Result<(), WriteError> {
+        let events = self.events;
+        self.inner.send(self.len)?;
+        events.on_publish();
+        Ok(())
+    }
+}
+
+/// A heap buffer standing in for lent memory: sent as bytes.
+struct HeapLoan<'a> {
+    buf: Vec<u8>,
+    writer: &'a dyn Writer,
+}
+
+impl Deref for HeapLoan<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
+impl DerefMut for HeapLoan<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.buf
+    }
+}
+
+impl WriterLoan for HeapLoan<'_> {
+    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError> {
+        let HeapLoan { mut buf, writer } = *self;
+        buf.truncate(len);
+        writer.write(Payload::Serialized(CdrBytes::from(buf)))
+    }
+}
+
+impl<A> Publisher<A> {
+    /// Lends `len` bytes to write one message's CDR bytes (header included)
+    /// in place; see [the module](crate::loan).
+    pub fn loan(&self, len: usize) -> Result<PublisherLoan<'_>, LoanError> {
+        let writer = &*self.shared.writer;
+        let inner = match writer.loan(len) {
+            Some(lent) => lent.map_err(LoanError::Transport)?,
+            None => Box::new(HeapLoan {
+                buf: vec![0; len],
+                writer,
+            }),
+        };
+        Ok(PublisherLoan {
+            inner,
+            len,
+            events: &self.shared.events,
+        })
+    }
+}
+
+impl<A: TypeAdapter> Publisher<A> {
+    /// Lays `message` out in a loan with its array `field` left as a hole of
+    /// `count` elements, and returns the loan and the hole's byte range, to
+    /// be filled before [`send`](PublisherLoan::send).
+    pub fn loan_message(
+        &self,
+        message: &A::Ros,
+        field: &str,
+        count: usize,
+    ) -> Result<(PublisherLoan<'_>, Range<usize>), LoanError> {
+        let len = message.serialized_size_with_hole(field, count)?;
+        let mut loan = self.loan(len)?;
+        let (written, hole) = message.encode_with_hole(field, count, &mut loan)?;
+        loan.len = written;
+        Ok((loan, hole))
+    }
+}
