@@ -109,7 +109,14 @@ class Json {
     return raw(k, o.str());
   }
   Json& integer(const std::string& k, long long v) { return raw(k, std::to_string(v)); }
-  Json& str(const std::string& k, const std::string& v) { return raw(k, "\"" + v + "\""); }
+  Json& str(const std::string& k, const std::string& v) {
+    std::string e;
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') e += '\\';
+      if (static_cast<unsigned char>(ch) >= 0x20) e += ch;
+    }
+    return raw(k, "\"" + e + "\"");
+  }
   Json& boolean(const std::string& k, bool v) { return raw(k, v ? "true" : "false"); }
   Json& raw(const std::string& k, const std::string& v) {
     body_ += (body_.empty() ? "" : ",") + ("\"" + k + "\":") + v;

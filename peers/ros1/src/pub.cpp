@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
     c.settle_s = a.num("settle", 0.5);
     c.linger_s = a.num("linger", 10);
     if (c.rate <= 0 || c.count <= 0 || c.warmup < 0) throw std::invalid_argument("--rate and --count must be > 0");
+    if (type != "laser" && type != "image" && type != "bytes")
+      throw std::invalid_argument("--type must be laser, image or bytes, got '" + type + "'");
+    if (!ros::master::check()) throw std::runtime_error("no roscore answers at " + ros::master::getURI());
     ros::NodeHandle nh;
 
     if (type == "laser") {
@@ -174,7 +177,7 @@ int main(int argc, char** argv) {
         std::memcpy(msg.data.data() + 8, &seq, 8);
       });
     }
-    throw std::invalid_argument("--type must be laser, image or bytes, got '" + type + "'");
+    return 1;  // unreachable: --type was checked above
   } catch (const std::exception& e) {
     std::cout << peer::Json().str("role", "pub").str("error", e.what()).done() << std::endl;
     return 1;

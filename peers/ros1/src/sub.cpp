@@ -133,6 +133,11 @@ int main(int argc, char** argv) {
   g.seen.assign(size_t(g.count), 0);
   g.recs.reserve(size_t(g.count));
 
+  if (!ros::master::check()) {
+    std::cout << peer::Json().str("role", "sub").str("error", "no roscore answers at " + ros::master::getURI()).done()
+              << std::endl;
+    return 1;
+  }
   ros::NodeHandle nh;
   ros::TransportHints hints;
   if (nodelay) hints = hints.tcpNoDelay();
