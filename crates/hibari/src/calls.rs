@@ -7,14 +7,19 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::Waker;
+use std::time::{Duration, Instant};
 
 use hibari_transport::{EndpointId, Payload, Reader, Writer};
 
 use crate::client::CallError;
 use crate::context::{lock, Context};
-use crate::reply::{open, Opened};
+use crate::future::{block_on, Call};
+use crate::reply::Opened;
 use crate::wait::Signal;
-use crate::Message;
+
+/// Reads a reply sample for the client `EndpointId`: a typed response
+/// ([`open`](crate::reply::open)) or CDR bytes ([`open_bytes`](crate::reply::open_bytes)).
+pub(crate) type OpenReply<R> = fn(Payload, EndpointId) -> Opened<R>;
 
 /// Where a sent request stands.
 pub(crate) enum Slot<R> {
@@ -37,9 +42,10 @@ pub(crate) struct ClientShared<R> {
     pub(crate) signal: Arc<Signal>,
     pub(crate) context: Context,
     unreadable: AtomicU64,
+    open: OpenReply<R>,
 }
 
-impl<R: Message> ClientShared<R> {
+impl<R: Send + 'static> ClientShared<R> {
     pub(crate) fn is_ready(&self) -> bool {
         self.requests.matched_count() > 0 && self.replies.matched_count() > 0
     }
@@ -49,7 +55,7 @@ impl<R: Message> ClientShared<R> {
     fn on_replies(&self) {
         let me = self.requests.id();
         while let Some(sample) = self.replies.take() {
-            match open::<R>(sample.payload, me) {
+            match (self.open)(sample.payload, me) {
                 Opened::Reply { sequence, response } => {
                     let result = response.map_err(|source| CallError::InvalidReply {
                         service: self.service.clone(),
@@ -158,13 +164,15 @@ impl<R: Message> ClientShared<R> {
     }
 }
 
-impl<R: Message> ClientShared<R> {
-    /// Wires the endpoints' wakers to a new shared client.
+impl<R: Send + 'static> ClientShared<R> {
+    /// Wires the endpoints' wakers to a new shared client, whose replies
+    /// `open` reads.
     pub(crate) fn new(
         service: String,
         requests: Box<dyn Writer>,
         replies: Box<dyn Reader>,
         context: Context,
+        open: OpenReply<R>,
     ) -> Arc<Self> {
         let signal = Arc::new(Signal::default());
         context.register(&signal);
@@ -177,6 +185,7 @@ impl<R: Message> ClientShared<R> {
             signal,
             context,
             unreadable: AtomicU64::new(0),
+            open,
         });
         // The wakers hold the client weakly: its endpoints own them.
         let weak: Weak<Self> = Arc::downgrade(&shared);
@@ -208,5 +217,45 @@ impl<R: Message> ClientShared<R> {
     /// Reply samples whose address could not be read.
     pub(crate) fn unreadable(&self) -> u64 {
         self.unreadable.load(Ordering::Relaxed)
+    }
+
+    /// Waits until a server is ready, for at most `timeout`; whether one is
+    /// (`false` also when the context is shut down). Sleeps until a match
+    /// changes.
+    pub(crate) fn wait_for_service(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let seen = self.signal.generation();
+            if self.is_ready() {
+                return true;
+            }
+            if self.context.is_shut_down() || deadline.is_some_and(|d| Instant::now() >= d) {
+                return false;
+            }
+            self.signal.wait(seen, deadline);
+        }
+    }
+
+    /// Sends `request` and returns the call's future.
+    pub(crate) fn call_async(self: &Arc<Self>, request: Payload) -> Call<R> {
+        match self.send(request) {
+            Ok(sequence) => Call::sent(self.clone(), sequence),
+            Err(e) => Call::failed(e),
+        }
+    }
+
+    /// Sends `request` and waits up to `timeout` for the response.
+    pub(crate) fn call(
+        self: &Arc<Self>,
+        request: Payload,
+        timeout: Duration,
+    ) -> Result<R, CallError> {
+        let deadline = Instant::now().checked_add(timeout);
+        block_on(self.call_async(request), &self.signal, deadline).unwrap_or_else(|| {
+            Err(CallError::Timeout {
+                service: self.service.clone(),
+                timeout,
+            })
+        })
     }
 }

@@ -17,7 +17,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hibari_transport::{
     EndpointCreateError, EndpointId, EndpointSpec, Payload, PayloadError, QosProfile,
@@ -26,7 +26,7 @@ use hibari_transport::{
 use thiserror::Error;
 
 use crate::calls::ClientShared;
-use crate::future::{block_on, ResponseFuture};
+use crate::future::ResponseFuture;
 use crate::names::NameError;
 use crate::node::Node;
 use crate::reply::{reply_topic, request_topic, ReplyAdapter};
@@ -176,17 +176,7 @@ impl<S: Service> Client<S> {
     /// one is (`false` also when the context is shut down). Sleeps until a
     /// match changes: no polling.
     pub fn wait_for_service(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now().checked_add(timeout);
-        loop {
-            let seen = self.shared.signal.generation();
-            if self.shared.is_ready() {
-                return true;
-            }
-            if self.shared.context.is_shut_down() || deadline.is_some_and(|d| Instant::now() >= d) {
-                return false;
-            }
-            self.shared.signal.wait(seen, deadline);
-        }
+        self.shared.wait_for_service(timeout)
     }
 
     /// Sends `request` and waits up to `timeout` for the response.
@@ -201,14 +191,8 @@ impl<S: Service> Client<S> {
     /// give the server a callback group of its own on a
     /// [`MultiThreadedExecutor`](crate::MultiThreadedExecutor).
     pub fn call(&self, request: S::Request, timeout: Duration) -> Result<S::Response, CallError> {
-        let deadline = Instant::now().checked_add(timeout);
-        let future = self.call_async(request);
-        block_on(future, &self.shared.signal, deadline).unwrap_or_else(|| {
-            Err(CallError::Timeout {
-                service: self.shared.service.clone(),
-                timeout,
-            })
-        })
+        self.shared
+            .call(Payload::from_value::<S::Request>(request), timeout)
     }
 
     /// Sends `request` now and returns a future of the response. In one
@@ -222,10 +206,10 @@ impl<S: Service> Client<S> {
     /// [`CallError::ServiceUnavailable`]. It may wait, up to 100 ms, for room
     /// in a server's request queue when that is full.
     pub fn call_async(&self, request: S::Request) -> ResponseFuture<S> {
-        match self.shared.send(Payload::from_value::<S::Request>(request)) {
-            Ok(sequence) => ResponseFuture::sent(self.shared.clone(), sequence),
-            Err(e) => ResponseFuture::failed(e),
-        }
+        ResponseFuture::new(
+            self.shared
+                .call_async(Payload::from_value::<S::Request>(request)),
+        )
     }
 
     /// Requests sent whose response has not been collected yet.
@@ -270,7 +254,13 @@ impl Node {
                 &ReaderOptions::default().node(self.info()),
             )
             .map_err(ClientCreateError::Transport)?;
-        let shared = ClientShared::new(service, requests, replies, self.context().clone());
+        let shared = ClientShared::new(
+            service,
+            requests,
+            replies,
+            self.context().clone(),
+            crate::reply::open::<S::Response>,
+        );
         Ok(Client {
             shared,
             _service: PhantomData,

@@ -31,11 +31,50 @@ use crate::{MultiThreadedExecutor, Service, SingleThreadedExecutor};
 /// it completes even when the [`Client`](crate::Client) itself was dropped.
 #[must_use = "a response future does nothing unless polled; dropping it forgets the request"]
 pub struct ResponseFuture<S: Service> {
-    state: State<S::Response>,
+    call: Call<S::Response>,
     _service: PhantomData<fn() -> S>,
 }
 
-enum State<R> {
+impl<S: Service> std::fmt::Debug for ResponseFuture<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.call.describe("ResponseFuture", f)
+    }
+}
+
+impl<S: Service> ResponseFuture<S> {
+    pub(crate) fn new(call: Call<S::Response>) -> Self {
+        ResponseFuture {
+            call,
+            _service: PhantomData,
+        }
+    }
+
+    /// The request's sequence number (the `sequence` of its
+    /// [`SampleInfo`](crate::SampleInfo) at the server); `None` when it was
+    /// not sent.
+    pub fn sequence(&self) -> Option<u64> {
+        self.call.sequence()
+    }
+}
+
+impl<S: Service> Future for ResponseFuture<S> {
+    type Output = Result<S::Response, CallError>;
+
+    /// # Panics
+    ///
+    /// When polled again after it returned `Ready`, like most futures.
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.get_mut().call).poll(cx)
+    }
+}
+
+/// One sent call, typed or generic: the request's slot in its client, until
+/// the response is collected. Dropping it forgets the request.
+pub(crate) struct Call<R: Send + 'static> {
+    state: State<R>,
+}
+
+enum State<R: Send + 'static> {
     Sent {
         shared: Arc<ClientShared<R>>,
         sequence: u64,
@@ -44,9 +83,29 @@ enum State<R> {
     Finished,
 }
 
-impl<S: Service> std::fmt::Debug for ResponseFuture<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut d = f.debug_struct("ResponseFuture");
+impl<R: Send + 'static> Call<R> {
+    pub(crate) fn sent(shared: Arc<ClientShared<R>>, sequence: u64) -> Self {
+        Call {
+            state: State::Sent { shared, sequence },
+        }
+    }
+
+    pub(crate) fn failed(error: CallError) -> Self {
+        Call {
+            state: State::Failed(error),
+        }
+    }
+
+    pub(crate) fn sequence(&self) -> Option<u64> {
+        match &self.state {
+            State::Sent { sequence, .. } => Some(*sequence),
+            _ => None,
+        }
+    }
+
+    /// `Debug` under the public future's `name`.
+    pub(crate) fn describe(&self, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct(name);
         match &self.state {
             State::Sent { shared, sequence } => d
                 .field("service", &shared.service)
@@ -58,44 +117,15 @@ impl<S: Service> std::fmt::Debug for ResponseFuture<S> {
     }
 }
 
-impl<S: Service> ResponseFuture<S> {
-    pub(crate) fn sent(shared: Arc<ClientShared<S::Response>>, sequence: u64) -> Self {
-        ResponseFuture {
-            state: State::Sent { shared, sequence },
-            _service: PhantomData,
-        }
-    }
+impl<R: Send + 'static> Future for Call<R> {
+    type Output = Result<R, CallError>;
 
-    pub(crate) fn failed(error: CallError) -> Self {
-        ResponseFuture {
-            state: State::Failed(error),
-            _service: PhantomData,
-        }
-    }
-
-    /// The request's sequence number (the `sequence` of its
-    /// [`SampleInfo`](crate::SampleInfo) at the server); `None` when it was
-    /// not sent.
-    pub fn sequence(&self) -> Option<u64> {
-        match &self.state {
-            State::Sent { sequence, .. } => Some(*sequence),
-            _ => None,
-        }
-    }
-}
-
-impl<S: Service> Future for ResponseFuture<S> {
-    type Output = Result<S::Response, CallError>;
-
-    /// # Panics
-    ///
-    /// When polled again after it returned `Ready`, like most futures.
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let (shared, sequence) = match std::mem::replace(&mut this.state, State::Finished) {
             State::Sent { shared, sequence } => (shared, sequence),
             State::Failed(error) => return Poll::Ready(Err(error)),
-            State::Finished => panic!("a ResponseFuture was polled after it completed"),
+            State::Finished => panic!("a service call's future was polled after it completed"),
         };
         let mut pending = lock(&shared.pending);
         let outcome = match pending.get_mut(&sequence) {
@@ -130,7 +160,7 @@ impl<S: Service> Future for ResponseFuture<S> {
     }
 }
 
-impl<S: Service> Drop for ResponseFuture<S> {
+impl<R: Send + 'static> Drop for Call<R> {
     fn drop(&mut self) {
         if let State::Sent { shared, sequence } = &self.state {
             shared.forget(*sequence);

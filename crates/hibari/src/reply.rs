@@ -25,7 +25,7 @@
 use std::sync::Mutex;
 
 use hibari_cdr::{CdrDecodeError, CdrEncodeError, CdrReader, CdrSink, CdrWriter};
-use hibari_transport::{EndpointId, Payload, PayloadError, TypeAdapter};
+use hibari_transport::{CdrBytes, EndpointId, Payload, PayloadError, TypeAdapter};
 
 use crate::context::lock;
 use crate::Message;
@@ -187,6 +187,30 @@ pub(crate) fn open<R: Message>(payload: Payload, client: EndpointId) -> Opened<R
                 response,
             }
         }
+    }
+}
+
+/// Opens a reply sample as CDR bytes for the generic client `client`: the
+/// response's bytes as the response alone would be laid out (the envelope's
+/// encapsulation header and the fields after its 24-byte address). A local
+/// reply is encoded once first, shared by every generic client.
+pub(crate) fn open_bytes(payload: Payload, client: EndpointId) -> Opened<CdrBytes> {
+    let Ok(bytes) = payload.into_cdr_bytes() else {
+        return Opened::Unreadable;
+    };
+    let Ok(id) = CdrReader::new(&bytes).and_then(|mut r| read_id(&mut r)) else {
+        return Opened::Unreadable;
+    };
+    if id.client != client {
+        return Opened::NotForUs;
+    }
+    // The address was read, so the header (4) and the address (24) are there.
+    let mut response = Vec::with_capacity(bytes.len() - 24);
+    response.extend_from_slice(&bytes[..4]);
+    response.extend_from_slice(&bytes[28..]);
+    Opened::Reply {
+        sequence: id.sequence,
+        response: Ok(response.into()),
     }
 }
 
