@@ -11,7 +11,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,7 @@ use thiserror::Error;
 use crate::calls::{ClientShared, Slot};
 use crate::client::CallError;
 use crate::context::lock;
+use crate::node::lock_callback;
 use crate::wait::Signal;
 use crate::{MultiThreadedExecutor, Service, SingleThreadedExecutor};
 
@@ -313,11 +314,9 @@ impl MultiThreadedExecutor {
             if !wake.woken.load(Ordering::Acquire) {
                 return false;
             }
-            let mut future = match future.try_lock() {
-                Ok(f) => f,
-                Err(TryLockError::Poisoned(p)) => p.into_inner(),
-                // Another thread polls it, and looks at `woken` again after.
-                Err(TryLockError::WouldBlock) => return false,
+            // Another thread polls it, and looks at `woken` again after.
+            let Some(mut future) = lock_callback(&future) else {
+                return false;
             };
             let mut cx = TaskContext::from_waker(&waker);
             while wake.woken.swap(false, Ordering::AcqRel) {

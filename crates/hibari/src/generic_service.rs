@@ -20,7 +20,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, TryLockError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use hibari_transport::{
@@ -30,7 +30,7 @@ use hibari_transport::{
 use thiserror::Error;
 
 use crate::group::CallbackGroup;
-use crate::node::{Entity, Node, NodeWaker};
+use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker};
 use crate::reply::{reply_topic, request_topic, RequestId};
 use crate::service::ServiceCreateError;
 
@@ -95,20 +95,13 @@ impl Entity for GenericServerShared {
         let Some(_group) = self.group.try_enter(&self.waker) else {
             return false;
         };
-        let mut callback = match self.callback.try_lock() {
-            Ok(c) => c,
-            // A callback panicked: the closure itself is still whole.
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(mut callback) = lock_callback(&self.callback) else {
+            return false;
         };
-        // Cleared before the take: a request pushed after an empty take
-        // wakes us again.
-        self.ready.store(false, Ordering::Release);
-        let Some(sample) = self.requests.take() else {
+        let Some(sample) = take_ready(&self.ready, &*self.requests) else {
             while self.requests.take_event().is_some() {}
             return false;
         };
-        self.ready.store(true, Ordering::Release); // there may be more
         let Ok(request) = sample.payload.into_cdr_bytes() else {
             self.rejected.fetch_add(1, Ordering::Relaxed);
             return true;

@@ -2,11 +2,11 @@
 //! and timers are created from it.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 use std::time::Instant;
 
-use hibari_transport::{GraphToken, NodeInfo};
+use hibari_transport::{GraphToken, NodeInfo, Reader, Sample};
 
 use crate::context::{lock, Context};
 use crate::group::{CallbackGroup, CallbackGroupType};
@@ -24,6 +24,28 @@ pub(crate) trait Entity: Send + Sync {
     fn next_due(&self) -> Option<Instant> {
         None
     }
+}
+
+/// Locks an entity's callback for one run, or `None` when another thread is
+/// running it. A callback that panicked leaves the closure itself whole, so
+/// a poisoned lock is used as is.
+pub(crate) fn lock_callback<T: ?Sized>(callback: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match callback.try_lock() {
+        Ok(c) => Some(c),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+/// Takes the next sample of an entity's reader whose waker sets `ready`.
+/// `ready` is cleared before the take, so a sample pushed after an empty
+/// take wakes the entity again (the queue went from empty to non-empty), and
+/// set again after a sample, since there may be more.
+pub(crate) fn take_ready(ready: &AtomicBool, reader: &dyn Reader) -> Option<Sample> {
+    ready.store(false, Ordering::Release);
+    let sample = reader.take()?;
+    ready.store(true, Ordering::Release);
+    Some(sample)
 }
 
 /// Where a node's entities send their wake-ups: the signal of the executor

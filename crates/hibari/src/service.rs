@@ -17,7 +17,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use hibari_transport::{
@@ -29,7 +29,7 @@ use thiserror::Error;
 use crate::callback::{Owned, OwnedWithInfo};
 use crate::group::CallbackGroup;
 use crate::names::NameError;
-use crate::node::{Entity, Node, NodeWaker};
+use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker};
 use crate::reply::{reply_topic, request_topic, ReplyAdapter, ReplyCell, RequestId};
 use crate::Service;
 
@@ -101,20 +101,13 @@ impl<S: Service> Entity for ServerShared<S> {
         let Some(group) = self.group.try_enter(&self.waker) else {
             return false;
         };
-        let mut callback = match self.callback.try_lock() {
-            Ok(c) => c,
-            // A callback panicked: the closure itself is still whole.
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(mut callback) = lock_callback(&self.callback) else {
+            return false;
         };
-        // Cleared before the take: a request pushed after an empty take
-        // wakes us again.
-        self.ready.store(false, Ordering::Release);
-        let Some(sample) = self.requests.take() else {
+        let Some(sample) = take_ready(&self.ready, &*self.requests) else {
             while self.requests.take_event().is_some() {}
             return false;
         };
-        self.ready.store(true, Ordering::Release); // there may be more
         let request = match sample.payload.into_owned::<S::Request>() {
             Ok(request) => request,
             Err(_) => {

@@ -9,14 +9,14 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use hibari_transport::{EndpointId, PayloadError, Reader, Sample, SampleInfo, Shared, TypeAdapter};
 
 use crate::group::CallbackGroup;
 use crate::monitor::EventMonitor;
-use crate::node::{Entity, NodeWaker};
+use crate::node::{lock_callback, take_ready, Entity, NodeWaker};
 
 pub(crate) type Handler = Box<dyn FnMut(Sample) -> Result<(), PayloadError> + Send>;
 
@@ -83,22 +83,15 @@ impl SubscriptionShared {
     /// Takes one sample and runs the callback on it; returns whether it did.
     /// Skips (returns `false`) when another thread is running the callback.
     fn deliver_sample(&self) -> bool {
-        let mut handler = match self.handler.try_lock() {
-            Ok(handler) => handler,
-            // A callback panicked: the handler itself is still whole.
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(mut handler) = lock_callback(&self.handler) else {
+            return false;
         };
         let Some(handler) = handler.as_mut() else {
             return false;
         };
-        // Cleared before the take: a sample pushed after an empty take wakes
-        // us again (the queue went from empty to non-empty).
-        self.ready.store(false, Ordering::Release);
-        let Some(sample) = self.reader.take() else {
+        let Some(sample) = take_ready(&self.ready, &*self.reader) else {
             return false;
         };
-        self.ready.store(true, Ordering::Release); // there may be more
         self.events.on_sample(&sample.info, &*self.reader);
         if let Err(e) = handler(sample) {
             self.reject(e);

@@ -14,14 +14,14 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
 use crate::context::lock;
 use crate::group::CallbackGroup;
-use crate::node::{Entity, Node, NodeWaker};
+use crate::node::{lock_callback, Entity, Node, NodeWaker};
 
 /// Why a timer could not be created.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -62,10 +62,8 @@ impl Entity for TimerShared {
         let Some(_group) = self.group.try_enter(&self.waker) else {
             return false;
         };
-        let mut callback = match self.callback.try_lock() {
-            Ok(c) => c,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(mut callback) = lock_callback(&self.callback) else {
+            return false;
         };
         {
             let mut due = lock(&self.next_due);
@@ -149,10 +147,8 @@ impl Entity for GuardShared {
         let Some(_group) = self.group.try_enter(&self.waker) else {
             return false;
         };
-        let mut callback = match self.callback.try_lock() {
-            Ok(c) => c,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return false,
+        let Some(mut callback) = lock_callback(&self.callback) else {
+            return false;
         };
         if !self.triggered.swap(false, Ordering::AcqRel) {
             return false;
