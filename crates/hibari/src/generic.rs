@@ -28,13 +28,19 @@ use crate::SubscriptionCreateError;
 #[derive(Debug)]
 pub enum Serialized {}
 
-fn spec(topic: String, type_name: &str, qos: QosProfile) -> Option<EndpointSpec> {
+/// Whether `type_name` is `package/<kind>/Name` with `kind` one of `kinds`.
+pub(crate) fn is_type_name(type_name: &str, kinds: &[&str]) -> bool {
     let mut parts = type_name.split('/');
-    let valid = matches!(
-        (parts.next(), parts.next(), parts.next(), parts.next()),
-        (Some(p), Some("msg" | "srv" | "action"), Some(n), None) if !p.is_empty() && !n.is_empty()
-    );
-    valid.then(|| EndpointSpec {
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(p), Some(kind), Some(n), None) => {
+            !p.is_empty() && !n.is_empty() && kinds.contains(&kind)
+        }
+        _ => false,
+    }
+}
+
+fn spec(topic: String, type_name: &str, qos: QosProfile) -> Option<EndpointSpec> {
+    is_type_name(type_name, &["msg", "srv", "action"]).then(|| EndpointSpec {
         topic,
         type_name: type_name.to_owned(),
         type_hash: String::new(),

@@ -37,12 +37,7 @@ use crate::service::ServiceCreateError;
 /// The request and response type names of the service type `type_name`
 /// (`pkg/srv/S`, or an action's `pkg/action/A_SendGoal`), if it is one.
 pub(crate) fn service_parts(type_name: &str) -> Option<(String, String)> {
-    let mut parts = type_name.split('/');
-    let valid = matches!(
-        (parts.next(), parts.next(), parts.next(), parts.next()),
-        (Some(p), Some("srv" | "action"), Some(n), None) if !p.is_empty() && !n.is_empty()
-    );
-    valid.then(|| {
+    crate::generic::is_type_name(type_name, &["srv", "action"]).then(|| {
         (
             format!("{type_name}_Request"),
             format!("{type_name}_Response"),
