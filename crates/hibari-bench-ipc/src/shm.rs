@@ -194,16 +194,12 @@ impl Subscribe for ShmRx {
                 return Err(LinkError::Aborted);
             }
             match &self.event {
-                // The writer keeps its copy of the eventfd non-blocking, which
-                // is shared with ours: wait in poll, then reset the counter.
+                // Blocks: the writer leaves our eventfd's flags alone.
                 Some(f) => {
-                    sys::wait_readable(f, Duration::from_millis(100));
                     let mut count = [0u8; 8];
-                    match (&*f).read(&mut count) {
-                        Ok(_) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                        Err(e) => return Err(LinkError::io("eventfd read")(e)),
-                    }
+                    let _ = (&*f)
+                        .read(&mut count)
+                        .map_err(LinkError::io("eventfd read"))?;
                 }
                 None => std::hint::spin_loop(),
             }

@@ -240,18 +240,6 @@ pub fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
     };
 }
 
-/// Blocks until `fd` is readable or `timeout` passes (`poll(2)` on one fd).
-pub fn wait_readable(fd: &impl std::os::fd::AsRawFd, timeout: Duration) {
-    let mut pfd = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: `pfd` is one valid pollfd for the duration of the call.
-    unsafe { libc::poll(&mut pfd, 1, ms) };
-}
-
 /// `FUTEX_WAKE` (shared) of every waiter on `word`.
 pub fn futex_wake(word: &AtomicU32) {
     // SAFETY: `word` is a valid aligned u32; FUTEX_WAKE does not dereference other pointers.

@@ -258,7 +258,7 @@ impl CoreState {
         let [region, wake] = fds;
         let built = (|| {
             let theirs = layout::map_reader_region(region.as_fd(), release_capacity)?;
-            sys::set_nonblocking(wake.as_fd())?;
+            sys::check_eventfd(wake.as_fd())?;
             Rings::new(pending.region, theirs, pending.capacity, release_capacity)
         })();
         let Ok(rings) = built else { return };

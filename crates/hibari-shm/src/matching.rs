@@ -215,7 +215,7 @@ impl CoreState {
             }
             Msg::Wake { writer, reader, fd } => {
                 if let Some(w) = self.writers.get(&writer).cloned() {
-                    if sys::set_nonblocking(fd.as_fd()).is_ok() {
+                    if sys::check_eventfd(fd.as_fd()).is_ok() {
                         self.change(&w, Change::Wake { reader, peer, fd }, wakes);
                     }
                 }

@@ -165,6 +165,22 @@ pub(crate) fn set_nonblocking(fd: BorrowedFd<'_>) -> io::Result<()> {
     fs::fcntl_setfl(fd, flags | OFlags::NONBLOCK)
 }
 
+/// Checks that a descriptor a peer gave us to wake it is an eventfd, the one
+/// kind whose write never blocks (its counter would have to reach 2^64 - 1).
+/// Its flags are left alone: the descriptor shares its open file with the
+/// peer's own (an executor's), and making it non-blocking here would change
+/// that side's reads too.
+pub(crate) fn check_eventfd(fd: BorrowedFd<'_>) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let target = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+        .map_err(|e| Errno::from_io_error(&e).unwrap_or(Errno::BADF))?;
+    if target.as_os_str() == "anon_inode:[eventfd]" {
+        Ok(())
+    } else {
+        Err(Errno::INVAL)
+    }
+}
+
 /// Waits until `fd` is readable or `deadline` passes; returns whether it is.
 pub(crate) fn wait_readable(fd: BorrowedFd<'_>, deadline: Instant) -> bool {
     loop {
