@@ -261,3 +261,17 @@ mod tests {
         ));
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod wake_fd_tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn only_an_eventfd_is_accepted_as_a_wake_descriptor() {
+        let ev = new_eventfd().unwrap();
+        assert!(check_eventfd(ev.as_fd()).is_ok());
+        let mem = memfd("not-a-wake", 64).unwrap();
+        assert_eq!(check_eventfd(mem.as_fd()), Err(Errno::INVAL));
+    }
+}

@@ -32,6 +32,15 @@ pub enum LoanError {
     /// subscribers hold samples, or the message is too large).
     #[error("no memory to lend: {0}")]
     Transport(WriteError),
+    /// No message can be that long (CDR lengths are 32-bit), or the memory
+    /// could not be had.
+    #[error(
+        "cannot lend {len} bytes: a message holds at most 4 GiB, and the memory must be available"
+    )]
+    TooLarge {
+        /// The length asked for.
+        len: usize,
+    },
     /// The message cannot be laid out (no such field, a bound exceeded…).
     #[error("the message cannot be laid out: {0}")]
     Layout(#[from] CdrEncodeError),
@@ -103,10 +112,14 @@ impl<A> Publisher<A> {
         let writer = &*self.shared.writer;
         let inner = match writer.loan(len) {
             Some(lent) => lent.map_err(LoanError::Transport)?,
-            None => Box::new(HeapLoan {
-                buf: vec![0; len],
-                writer,
-            }),
+            None => {
+                let mut buf = Vec::new();
+                if u32::try_from(len).is_err() || buf.try_reserve_exact(len).is_err() {
+                    return Err(LoanError::TooLarge { len });
+                }
+                buf.resize(len, 0);
+                Box::new(HeapLoan { buf, writer })
+            }
         };
         Ok(PublisherLoan {
             inner,

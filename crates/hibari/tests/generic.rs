@@ -120,6 +120,11 @@ fn a_loan_without_shared_memory_is_a_buffer_sent_as_bytes() {
     let (image, _) = sub.take().unwrap();
     assert_eq!(image.data, vec![5; 18]);
     assert_eq!((image.width, image.encoding.as_str()), (3, "rgb8"));
-    // A field that is not an array of the message is refused.
+    // A field that is not an array of the message is refused, and so is a
+    // length no message can have.
     assert!(publisher.loan_message(&header, "nope", 1).is_err());
+    assert!(matches!(
+        publisher.loan(usize::MAX),
+        Err(hibari::LoanError::TooLarge { .. })
+    ));
 }
