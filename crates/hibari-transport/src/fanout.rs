@@ -1,23 +1,4 @@
-//! One transport made of several: what the runtime uses to reach peers in
-//! this process (in-process hand-over), on this host (shared memory) and
-//! beyond (network) at once.
-//!
-//! A [`Fanout`] creates each writer and reader on every member transport
-//! under one id, so a publisher is one publisher in every graph. Its members
-//! must reach disjoint sets of peers (the in-process transport serves this
-//! process only; the shared-memory participant only other processes), or a
-//! reader would get a sample once per transport that carries it.
-//!
-//! A write goes to the members in reverse order and hands the original
-//! payload to the first member last: a serializing transport (listed later)
-//! encodes from a shared reference and lets it go before the in-process
-//! transport (listed first) gets the last reference, so a single in-process
-//! subscriber still takes the value by move. A reader takes from its members
-//! in turn, so one member's backlog never starves another's.
-//!
-//! The contract's "to every matched reader or to none" holds per member: when
-//! a reliable reader of one member stays full, the write fails there, the
-//! members written before it have delivered, and the later ones have not.
+//! [`Fanout`]: several transports as one.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -31,7 +12,26 @@ use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
 use crate::payload::{CdrBytes, Payload};
 use crate::sample::EndpointId;
 
-/// Several transports as one; see the [module](self) documentation.
+/// One transport made of several: what the runtime uses to reach peers in
+/// this process (in-process hand-over), on this host (shared memory) and
+/// beyond (network) at once.
+///
+/// A [`Fanout`] creates each writer and reader on every member transport
+/// under one id, so a publisher is one publisher in every graph. Its members
+/// must reach disjoint sets of peers (the in-process transport serves this
+/// process only; the shared-memory participant only other processes), or a
+/// reader would get a sample once per transport that carries it.
+///
+/// A write goes to the members in reverse order and hands the original
+/// payload to the first member last: a serializing transport (listed later)
+/// encodes from a shared reference and lets it go before the in-process
+/// transport (listed first) gets the last reference, so a single in-process
+/// subscriber still takes the value by move. A reader takes from its members
+/// in turn, so one member's backlog never starves another's.
+///
+/// The contract's "to every matched reader or to none" holds per member: when
+/// a reliable reader of one member stays full, the write fails there, the
+/// members written before it have delivered, and the later ones have not.
 pub struct Fanout {
     members: Vec<Arc<dyn Transport>>,
     domain: DomainId,

@@ -10,7 +10,7 @@
 //!
 //! # The contract
 //!
-//! Every transport guarantees, and [`conformance`] checks (feature
+//! Every transport guarantees, and the `conformance` module checks (feature
 //! `conformance`):
 //!
 //! - **Matching.** A writer and a reader match when they are in the same
