@@ -4,7 +4,7 @@
 //! in-process transport (values handed over, never serialized) and the
 //! nodes of other processes on this host through one shared-memory
 //! participant per process and domain, combined in a
-//! [`Fanout`](hibari_transport::Fanout) so that each publisher and
+//! [`Fanout`] so that each publisher and
 //! subscription is one endpoint on both. Nothing is configured and no daemon
 //! runs; processes of one user and one domain find each other.
 //!
