@@ -401,6 +401,9 @@ impl Reader for ShmReader {
     fn queued(&self) -> usize {
         self.shared.queued()
     }
+    fn set_busy_poll(&self, on: bool) {
+        ShmReader::set_busy_poll(self, on);
+    }
 }
 
 impl Drop for ShmReader {

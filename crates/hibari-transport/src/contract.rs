@@ -413,4 +413,13 @@ pub trait Reader: Endpoint {
     fn take(&self) -> Option<Sample>;
     /// Samples queued (some may expire before they are taken).
     fn queued(&self) -> usize;
+    /// Busy-poll mode: the caller will call [`take`](Reader::take) in a
+    /// loop instead of sleeping until woken, trading a core for latency. A
+    /// transport whose writers signal readers across processes stops
+    /// signalling this one (no system call on either side); the waker still
+    /// fires for events. Samples are delivered the same either way. The
+    /// default does nothing (waking costs nothing worth saving in-process).
+    fn set_busy_poll(&self, on: bool) {
+        let _ = on;
+    }
 }

@@ -263,4 +263,10 @@ impl Reader for FanoutReader {
     fn queued(&self) -> usize {
         self.members.iter().map(|m| m.queued()).sum()
     }
+
+    fn set_busy_poll(&self, on: bool) {
+        for m in &self.members {
+            m.set_busy_poll(on);
+        }
+    }
 }

@@ -13,7 +13,7 @@ use hibari_transport::{EndpointSpec, QosProfile, ReaderOptions, TypeAdapter, Wri
 use crate::callback::{MessageCallback, SubscriptionCallback};
 use crate::events::{PublisherOptions, SubscriptionOptions};
 use crate::monitor::{EventMonitor, Side};
-use crate::node::{Entity, Node};
+use crate::node::{Entity, Node, WakeEntity};
 use crate::pubsub::{Publisher, PublisherCreateError, PublisherShared};
 use crate::subscription::{Handler, Subscription, SubscriptionShared};
 use crate::wait::Signal;
@@ -226,6 +226,9 @@ impl Node {
             .transport()
             .create_reader(&spec, &ReaderOptions::default().node(self.info()))
             .map_err(SubscriptionCreateError::Transport)?;
+        if options.busy_poll {
+            reader.set_busy_poll(true);
+        }
         let waker = self.inner.waker.clone();
         let events = EventMonitor::new(
             Side::Subscription,
@@ -243,18 +246,18 @@ impl Node {
             group,
             waker.clone(),
             events,
+            options.busy_poll,
         ));
         let entity = shared.is_entity();
         let ready = shared.ready.clone();
         let flag = shared.events.flag();
         // Samples and events both fire it; only an executor's entity wakes.
-        let wake = entity.then_some(waker);
-        shared.reader.set_notify(Some(Arc::new(move || {
-            ready.store(true, Ordering::Release);
-            flag.store(true, Ordering::Release);
-            if let Some(waker) = &wake {
-                waker.wake();
-            }
+        shared.reader.set_notify(Some(Arc::new(WakeEntity {
+            mark: move || {
+                ready.store(true, Ordering::Release);
+                flag.store(true, Ordering::Release);
+            },
+            waker: entity.then_some(waker),
         })));
         if entity {
             let entity: Arc<dyn Entity> = shared.clone();

@@ -318,12 +318,13 @@ impl PublisherOptions {
 }
 
 /// How to create a subscription beyond its topic, QoS and callback (rclcpp's
-/// `SubscriptionOptions`): event callbacks and the callback group that the
-/// message callback and event callbacks run in.
+/// `SubscriptionOptions`): event callbacks, the callback group that the
+/// message callback and event callbacks run in, and busy polling.
 #[derive(Debug, Default)]
 pub struct SubscriptionOptions {
     pub(crate) group: Option<CallbackGroup>,
     pub(crate) events: SubscriptionEventCallbacks,
+    pub(crate) busy_poll: bool,
 }
 
 impl SubscriptionOptions {
@@ -341,6 +342,16 @@ impl SubscriptionOptions {
     /// The event callbacks.
     pub fn event_callbacks(mut self, callbacks: SubscriptionEventCallbacks) -> Self {
         self.events = callbacks;
+        self
+    }
+
+    /// Busy polling, for who trades a core for latency: publishers in other
+    /// processes never signal this subscription (no system call on either
+    /// side), and an executor spinning its node never sleeps — it looks for
+    /// samples in a loop, keeping one core busy while it spins. Delivery,
+    /// order and QoS are the same as without. Default: off (event-driven).
+    pub fn busy_poll(mut self, on: bool) -> Self {
+        self.busy_poll = on;
         self
     }
 }

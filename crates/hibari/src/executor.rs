@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::context::lock;
-use crate::node::{Entity, Node};
+use crate::node::{Entity, Node, NodeWaker};
 use crate::wait::Signal;
 
 /// Why a node could not be added to an executor.
@@ -61,6 +61,8 @@ type EntityList = Arc<[Weak<dyn Entity>]>;
 struct EntityCache {
     key: (u64, u64),
     entities: EntityList,
+    /// The nodes' wakers, whose eventfds the executor polls.
+    wakers: Arc<[Arc<NodeWaker>]>,
 }
 
 impl Default for EntityCache {
@@ -68,9 +70,15 @@ impl Default for EntityCache {
         EntityCache {
             key: (u64::MAX, u64::MAX),
             entities: Arc::new([]),
+            wakers: Arc::new([]),
         }
     }
 }
+
+/// Callbacks run in a row after which a busy executor looks at its nodes'
+/// eventfds without sleeping (a system call): no thread polls them while
+/// every thread runs callbacks.
+const POLL_EVERY: u32 = 32;
 
 impl Default for Core {
     fn default() -> Self {
@@ -139,9 +147,9 @@ impl Core {
         self.signal.notify();
     }
 
-    /// The entities of all nodes; rebuilt only when a node or an entity was
-    /// added or a node removed since the last pass.
-    fn entities(&self) -> EntityList {
+    /// The entities of all nodes and the nodes' wakers; rebuilt only when a
+    /// node or an entity was added or a node removed since the last pass.
+    fn entities(&self) -> (EntityList, Arc<[Arc<NodeWaker>]>) {
         let nodes = lock(&self.nodes);
         let key = (
             self.nodes_version.load(Ordering::Acquire),
@@ -156,9 +164,17 @@ impl Core {
             *cache = EntityCache {
                 key,
                 entities: entities.into(),
+                wakers: nodes.iter().map(|n| n.inner.waker.clone()).collect(),
             };
         }
-        Arc::clone(&cache.entities)
+        (Arc::clone(&cache.entities), Arc::clone(&cache.wakers))
+    }
+
+    /// A node's eventfd was written: every reading entity looks again.
+    fn probe(entities: &[Weak<dyn Entity>]) {
+        for e in entities.iter().filter_map(Weak::upgrade) {
+            e.probe();
+        }
     }
 
     /// Runs one unit of ready work, round robin; returns whether it did.
@@ -190,33 +206,54 @@ impl Core {
         deadline: Option<Instant>,
         mut done: impl FnMut(bool) -> bool,
     ) -> bool {
+        let mut in_a_row = 0u32;
+        let mut scratch = Vec::new();
         loop {
             if self.stopped() {
                 return false;
             }
             let seen = self.signal.generation();
-            let entities = self.entities();
+            let (entities, wakers) = self.entities();
             let ran = self.execute_one(&entities);
             if done(ran) {
                 return true;
             }
             if ran {
+                in_a_row += 1;
+                if in_a_row >= POLL_EVERY {
+                    in_a_row = 0;
+                    let fds: Vec<_> = wakers.iter().filter_map(|w| w.fd()).collect();
+                    if Signal::poll_now(&fds, &mut scratch) {
+                        Self::probe(&entities);
+                    }
+                }
                 continue;
             }
+            in_a_row = 0;
             let now = Instant::now();
             if deadline.is_some_and(|d| now >= d) {
                 return false;
+            }
+            if entities
+                .iter()
+                .any(|e| e.upgrade().is_some_and(|e| e.busy()))
+            {
+                // A busy-polling subscription: never sleep.
+                std::hint::spin_loop();
+                continue;
             }
             let next_timer = entities
                 .iter()
                 .filter_map(|e| e.upgrade()?.next_due())
                 .min();
-            drop(entities);
             let wake_at = match (deadline, next_timer) {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
-            self.signal.wait(seen, wake_at);
+            let fds: Vec<_> = wakers.iter().filter_map(|w| w.fd()).collect();
+            if self.signal.wait_polling(seen, wake_at, &fds, &mut scratch) {
+                Self::probe(&entities);
+            }
         }
     }
 }

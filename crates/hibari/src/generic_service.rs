@@ -30,7 +30,7 @@ use hibari_transport::{
 use thiserror::Error;
 
 use crate::group::CallbackGroup;
-use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker};
+use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker, WakeEntity};
 use crate::reply::{reply_topic, request_topic, RequestId};
 use crate::service::ServiceCreateError;
 
@@ -83,6 +83,10 @@ struct GenericServerShared {
 }
 
 impl Entity for GenericServerShared {
+    fn probe(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
     fn execute(&self, _now: Instant) -> bool {
         if !self.ready.load(Ordering::Acquire) {
             return false;
@@ -261,9 +265,9 @@ impl Node {
         });
         let ready = shared.ready.clone();
         let waker = shared.waker.clone();
-        shared.requests.set_notify(Some(Arc::new(move || {
-            ready.store(true, Ordering::Release);
-            waker.wake();
+        shared.requests.set_notify(Some(Arc::new(WakeEntity {
+            mark: move || ready.store(true, Ordering::Release),
+            waker: Some(waker),
         })));
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));

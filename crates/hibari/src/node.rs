@@ -2,17 +2,18 @@
 //! and timers are created from it.
 
 use std::fmt;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 use std::time::Instant;
 
-use hibari_transport::{GraphToken, NodeInfo, Reader, Sample};
+use hibari_transport::{GraphToken, NodeInfo, Notify, Reader, Sample};
 
 use crate::context::{lock, Context};
 use crate::group::{CallbackGroup, CallbackGroupType};
 use crate::names::{expand_topic_name, NameError};
 use crate::remap;
-use crate::wait::Signal;
+use crate::wait::{new_eventfd, Signal};
 
 /// Something an executor runs: a subscription, a timer, a guard condition.
 pub(crate) trait Entity: Send + Sync {
@@ -23,6 +24,15 @@ pub(crate) trait Entity: Send + Sync {
     /// When a timer is next due; `None` for entities woken by events.
     fn next_due(&self) -> Option<Instant> {
         None
+    }
+    /// The node's eventfd was written by a reader's writer in another
+    /// process: look at the reader on the next pass (entities with readers
+    /// set their ready flag).
+    fn probe(&self) {}
+    /// Whether the entity polls instead of being woken (a busy-polling
+    /// subscription): an executor with one never sleeps.
+    fn busy(&self) -> bool {
+        false
     }
 }
 
@@ -49,13 +59,30 @@ pub(crate) fn take_ready(ready: &AtomicBool, reader: &dyn Reader) -> Option<Samp
 }
 
 /// Where a node's entities send their wake-ups: the signal of the executor
-/// spinning the node, if any.
+/// spinning the node, if any; and the node's eventfd, which writers in other
+/// processes write directly ([`WakeEntity`]) and the executor polls.
 #[derive(Default)]
 pub(crate) struct NodeWaker {
     signal: Mutex<Option<Arc<Signal>>>,
+    /// `None` only if the system refused an eventfd: the transport then
+    /// wakes through `notify` (one more hop).
+    efd: Option<OwnedFd>,
 }
 
 impl NodeWaker {
+    /// A waker with its own eventfd.
+    pub fn new() -> NodeWaker {
+        NodeWaker {
+            signal: Mutex::new(None),
+            efd: new_eventfd(),
+        }
+    }
+
+    /// The node's eventfd, polled by the executor spinning it.
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.efd.as_ref().map(AsFd::as_fd)
+    }
+
     /// Wakes the executor spinning the node (no lock is held while it wakes).
     pub fn wake(&self) {
         let signal = lock(&self.signal).clone();
@@ -82,6 +109,30 @@ impl NodeWaker {
         if current.as_ref().is_some_and(|s| Arc::ptr_eq(s, signal)) {
             *current = None;
         }
+    }
+}
+
+/// The waker of an entity that reads: `mark` flags it ready, then the
+/// executor spinning its node (if any) is woken. Its
+/// [`wake_fd`](Notify::wake_fd) is the node's eventfd, so a writer in another
+/// process wakes the executor directly; the executor then probes every
+/// entity, which does what `mark` does.
+pub(crate) struct WakeEntity<F> {
+    pub mark: F,
+    /// `None`: the entity is not run by executors (nothing to wake).
+    pub waker: Option<Arc<NodeWaker>>,
+}
+
+impl<F: Fn() + Send + Sync> Notify for WakeEntity<F> {
+    fn notify(&self) {
+        (self.mark)();
+        if let Some(w) = &self.waker {
+            w.wake();
+        }
+    }
+
+    fn wake_fd(&self) -> Option<RawFd> {
+        Some(self.waker.as_ref()?.efd.as_ref()?.as_raw_fd())
     }
 }
 
@@ -134,7 +185,7 @@ impl Node {
                 context,
                 entities: Mutex::new(Vec::new()),
                 version: AtomicU64::new(0),
-                waker: Arc::default(),
+                waker: Arc::new(NodeWaker::new()),
                 default_group: CallbackGroup::new(CallbackGroupType::MutuallyExclusive),
             }),
         }

@@ -29,7 +29,7 @@ use thiserror::Error;
 use crate::callback::{Owned, OwnedWithInfo};
 use crate::group::CallbackGroup;
 use crate::names::NameError;
-use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker};
+use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker, WakeEntity};
 use crate::reply::{reply_topic, request_topic, ReplyAdapter, ReplyCell, RequestId};
 use crate::Service;
 
@@ -94,6 +94,10 @@ struct ServerShared<S: Service> {
 }
 
 impl<S: Service> Entity for ServerShared<S> {
+    fn probe(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
     fn execute(&self, _now: Instant) -> bool {
         if !self.ready.load(Ordering::Acquire) {
             return false;
@@ -278,9 +282,9 @@ impl Node {
         });
         let ready = shared.ready.clone();
         let waker = shared.waker.clone();
-        shared.requests.set_notify(Some(Arc::new(move || {
-            ready.store(true, Ordering::Release);
-            waker.wake();
+        shared.requests.set_notify(Some(Arc::new(WakeEntity {
+            mark: move || ready.store(true, Ordering::Release),
+            waker: Some(waker),
         })));
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));

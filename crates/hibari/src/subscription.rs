@@ -28,6 +28,8 @@ pub(crate) struct SubscriptionShared {
     /// `None` for a polled subscription.
     handler: Mutex<Option<Handler>>,
     has_handler: bool,
+    /// Polled in a loop by the executor instead of woken.
+    busy_poll: bool,
     rejected: AtomicU64,
     group: CallbackGroup,
     waker: Arc<NodeWaker>,
@@ -41,8 +43,10 @@ impl SubscriptionShared {
         group: CallbackGroup,
         waker: Arc<NodeWaker>,
         events: EventMonitor,
+        busy_poll: bool,
     ) -> Self {
         SubscriptionShared {
+            busy_poll,
             reader,
             ready: Arc::new(AtomicBool::new(false)),
             has_handler: handler.is_some(),
@@ -101,8 +105,16 @@ impl SubscriptionShared {
 }
 
 impl Entity for SubscriptionShared {
+    fn probe(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    fn busy(&self) -> bool {
+        self.busy_poll
+    }
+
     fn execute(&self, _now: Instant) -> bool {
-        let samples = self.has_handler && self.ready.load(Ordering::Acquire);
+        let samples = self.has_handler && (self.busy_poll || self.ready.load(Ordering::Acquire));
         if !samples && !self.events.may_run() {
             return false;
         }

@@ -1,69 +1,223 @@
-//! The one primitive executors sleep on: a generation counter behind a
-//! condition variable. Every waker (a reader's, a timer change, a guard
-//! condition, a shutdown) bumps the generation; a waiting thread sleeps until
-//! it differs from the one it saw before its last look for work, so no
-//! wake-up is lost between looking and sleeping, and an idle thread uses no
-//! CPU at all.
+//! The one primitive executors (and blocking calls) sleep on: a generation
+//! counter. Every waker (a reader's, a timer change, a guard condition, a
+//! shutdown) bumps the generation; a waiting thread sleeps until it differs
+//! from the one it saw before its last look for work, so no wake-up is lost
+//! between looking and sleeping, and an idle thread uses no CPU at all.
+//!
+//! # Two ways to sleep
+//!
+//! [`Signal::wait`] sleeps on a condition variable: blocking calls, futures
+//! and graph waits use it.
+//!
+//! [`Signal::wait_polling`] is the executor's: one thread at a time (the
+//! *poller*) sleeps in `poll(2)` on the signal's own eventfd and on the
+//! eventfds of the executor's nodes; the executor's other threads sleep on
+//! the condition variable. A node's eventfd is what shared-memory writers in
+//! other processes write when a subscription of the node armed its rings
+//! ([`Notify::wake_fd`](hibari_transport::Notify::wake_fd)), so a sample
+//! from another process wakes the executor in one hop, with no thread of
+//! ours in between. `notify` writes the signal's eventfd only while a poller
+//! sleeps, so in-process wake-ups cost what they did.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
-use std::time::Instant;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
 
 use crate::context::lock;
 
 #[derive(Default)]
+struct State {
+    generation: u64,
+    /// A thread sleeps in `poll` (only one at a time).
+    polling: bool,
+    /// Threads asleep on the condition variable.
+    sleepers: usize,
+}
+
+#[derive(Default)]
 pub(crate) struct Signal {
-    generation: Mutex<u64>,
+    state: Mutex<State>,
     changed: Condvar,
-    /// Threads inside `wait`'s sleep: a notify with none skips the condition
-    /// variable (a system call) — the common case of a callback publishing
-    /// to a subscription of its own, still running, executor.
-    sleepers: AtomicUsize,
+    /// Written by `notify` while a poller sleeps; made on first poll.
+    efd: OnceLock<Option<OwnedFd>>,
+}
+
+/// A non-blocking eventfd (for a signal, or a node's wake-ups).
+pub(crate) fn new_eventfd() -> Option<OwnedFd> {
+    eventfd(0, EventfdFlags::NONBLOCK | EventfdFlags::CLOEXEC).ok()
+}
+
+/// Writes 1 to an eventfd (it cannot block: the counter does not overflow).
+fn write_eventfd(fd: BorrowedFd<'_>) {
+    let _ = rustix::io::write(fd, &1u64.to_ne_bytes());
+}
+
+/// Resets a non-blocking eventfd; returns whether it had been written.
+pub(crate) fn drain_eventfd(fd: BorrowedFd<'_>) -> bool {
+    let mut buf = [0u8; 8];
+    matches!(rustix::io::read(fd, &mut buf), Ok(8))
+}
+
+fn timespec(d: Duration) -> Timespec {
+    Timespec {
+        tv_sec: d.as_secs().min(i64::MAX as u64) as i64,
+        tv_nsec: i64::from(d.subsec_nanos()),
+    }
+}
+
+/// Polls `fds` for input until `deadline` (`None`: forever; a past one:
+/// just looks); returns which are readable as a list of flags.
+fn poll_in(fds: &[BorrowedFd<'_>], deadline: Option<Instant>, ready: &mut Vec<bool>) {
+    ready.clear();
+    ready.resize(fds.len(), false);
+    let mut pollfds: Vec<PollFd<'_>> = fds
+        .iter()
+        .map(|fd| PollFd::new(fd, PollFlags::IN))
+        .collect();
+    loop {
+        let ts = deadline.map(|d| timespec(d.saturating_duration_since(Instant::now())));
+        match poll(&mut pollfds, ts.as_ref()) {
+            Ok(_) => break,
+            Err(Errno::INTR) => continue,
+            // ENOMEM or a bad descriptor: report nothing; the caller looks
+            // for work and comes back (a node's fd lives as long as it does).
+            Err(_) => return,
+        }
+    }
+    for (r, p) in ready.iter_mut().zip(&pollfds) {
+        *r = p.revents().contains(PollFlags::IN);
+    }
 }
 
 impl Signal {
     /// Wakes every thread waiting on the signal.
     pub fn notify(&self) {
-        let mut g = lock(&self.generation);
-        *g = g.wrapping_add(1);
-        drop(g);
+        let mut st = lock(&self.state);
+        st.generation = st.generation.wrapping_add(1);
+        let (polling, sleepers) = (st.polling, st.sleepers > 0);
+        drop(st);
+        if polling {
+            if let Some(Some(fd)) = self.efd.get() {
+                write_eventfd(fd.as_fd());
+            }
+        }
         // A sleeper counts itself under the lock before it sleeps, so either
         // it is counted here or it saw the new generation and did not sleep.
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
+        if sleepers {
             self.changed.notify_all();
         }
     }
 
     /// The current generation: read it before looking for work.
     pub fn generation(&self) -> u64 {
-        *lock(&self.generation)
+        lock(&self.state).generation
     }
 
     /// Sleeps until the generation differs from `seen`, or `deadline`.
     pub fn wait(&self, seen: u64, deadline: Option<Instant>) {
-        let mut g = lock(&self.generation);
-        while *g == seen {
+        let st = lock(&self.state);
+        drop(self.sleep(st, seen, deadline));
+    }
+
+    fn sleep<'a>(
+        &self,
+        mut st: std::sync::MutexGuard<'a, State>,
+        seen: u64,
+        deadline: Option<Instant>,
+    ) -> std::sync::MutexGuard<'a, State> {
+        while st.generation == seen {
             let timeout = match deadline {
                 None => None,
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        return;
+                        break;
                     }
                     Some(d - now)
                 }
             };
-            self.sleepers.fetch_add(1, Ordering::SeqCst);
-            g = match timeout {
-                None => self.changed.wait(g).unwrap_or_else(|e| e.into_inner()),
+            st.sleepers += 1;
+            st = match timeout {
+                None => self.changed.wait(st).unwrap_or_else(|e| e.into_inner()),
                 Some(t) => {
                     self.changed
-                        .wait_timeout(g, t)
+                        .wait_timeout(st, t)
                         .unwrap_or_else(|e| e.into_inner())
                         .0
                 }
             };
-            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            st.sleepers -= 1;
         }
+        st
+    }
+
+    /// The executor's sleep: like [`wait`](Self::wait), but the thread that
+    /// gets to poll also wakes when one of `fds` (nodes' eventfds) is
+    /// written. Returns whether one was (each is reset): the caller then
+    /// looks at every entity, since it cannot tell which reader armed it.
+    pub fn wait_polling(
+        &self,
+        seen: u64,
+        deadline: Option<Instant>,
+        fds: &[BorrowedFd<'_>],
+        scratch: &mut Vec<bool>,
+    ) -> bool {
+        let Some(efd) = self.efd.get_or_init(new_eventfd).as_ref() else {
+            // No eventfd to be had: sleep briefly and look everywhere.
+            let short = Instant::now() + Duration::from_millis(1);
+            self.wait(seen, Some(deadline.map_or(short, |d| d.min(short))));
+            return true;
+        };
+        let mut st = lock(&self.state);
+        if st.generation != seen {
+            return false;
+        }
+        if st.polling {
+            drop(self.sleep(st, seen, deadline));
+            return false;
+        }
+        st.polling = true;
+        drop(st);
+        let mut all = Vec::with_capacity(fds.len() + 1);
+        all.push(efd.as_fd());
+        all.extend_from_slice(fds);
+        poll_in(&all, deadline, scratch);
+        if scratch[0] {
+            drain_eventfd(efd.as_fd());
+        }
+        let mut fired = false;
+        for (fd, _) in fds.iter().zip(&scratch[1..]).filter(|(_, r)| **r) {
+            fired |= drain_eventfd(*fd);
+        }
+        let mut st = lock(&self.state);
+        st.polling = false;
+        if fired {
+            st.generation = st.generation.wrapping_add(1);
+        }
+        // Another thread may take over polling (and sees a new generation).
+        let sleepers = st.sleepers > 0;
+        drop(st);
+        if sleepers {
+            self.changed.notify_all();
+        }
+        fired
+    }
+
+    /// Looks (without sleeping) whether one of `fds` was written, resetting
+    /// them: a busy executor does this now and then, since no thread polls
+    /// while every thread runs callbacks.
+    pub fn poll_now(fds: &[BorrowedFd<'_>], scratch: &mut Vec<bool>) -> bool {
+        if fds.is_empty() {
+            return false;
+        }
+        poll_in(fds, Some(Instant::now()), scratch);
+        let mut fired = false;
+        for (fd, _) in fds.iter().zip(scratch.iter()).filter(|(_, r)| **r) {
+            fired |= drain_eventfd(*fd);
+        }
+        fired
     }
 }

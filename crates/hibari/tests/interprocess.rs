@@ -12,6 +12,9 @@ use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
 
 const CHILD: &str = "HIBARI_TEST_CHILD";
 
+/// Samples the `pacer` child publishes.
+const PACED: usize = 30;
+
 /// Kills the child when dropped, so a failing test leaves no process behind.
 struct Kill(Child);
 
@@ -109,6 +112,22 @@ fn child() {
             let exec = SingleThreadedExecutor::new();
             exec.add_node(&node).unwrap();
             exec.spin();
+        }
+        "pacer" => {
+            // Samples far apart, so the parent's executor is asleep for each.
+            let p = node
+                .create_publisher::<RosString>("/paced", QosProfile::default())
+                .unwrap();
+            assert!(p.wait_for_subscribers(1, Duration::from_secs(20)));
+            std::thread::sleep(Duration::from_millis(200));
+            for i in 0..PACED {
+                p.publish(RosString {
+                    data: format!("{i}"),
+                })
+                .unwrap();
+                std::thread::sleep(Duration::from_millis(15));
+            }
+            std::thread::sleep(Duration::from_secs(60));
         }
         other => panic!("unknown role {other}"),
     }
@@ -308,4 +327,77 @@ fn view_frames_from(role: &str, domain: u32) {
             "mapping is {perms}"
         );
     }
+}
+
+/// Voluntary context switches of this process's thread named `name`.
+fn thread_switches(name: &str) -> Option<u64> {
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim() != name {
+            continue;
+        }
+        let status = std::fs::read_to_string(task.path().join("status")).ok()?;
+        return status
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse().ok());
+    }
+    None
+}
+
+/// A sample from another process wakes the sleeping executor in one hop: the
+/// publisher writes the node's eventfd, which the executor polls; this
+/// process's shared-memory thread is not woken to relay it (were it, its
+/// context switches would grow by one per sample). Event-driven and
+/// busy-polling subscriptions both get every sample in order.
+#[test]
+fn a_sample_from_another_process_wakes_the_executor_directly() {
+    paced_samples(unique_domain() + 2_000, false);
+}
+
+#[test]
+fn a_busy_polling_subscription_gets_every_sample_without_being_signalled() {
+    paced_samples(unique_domain() + 2_001, true);
+}
+
+fn paced_samples(domain: u32, busy: bool) {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let ctx = Context::with_domain(domain);
+    let node = ctx.create_node("paced").unwrap();
+    let (tx, rx) = mpsc::channel::<String>();
+    let _sub = node
+        .create_subscription_with(
+            "/paced",
+            QosProfile::default(),
+            move |m: RosString| tx.send(m.data).unwrap(),
+            hibari::SubscriptionOptions::new().busy_poll(busy),
+        )
+        .unwrap();
+    let relay = format!("hibari-shm-{domain}");
+    let child = spawn_child("pacer", domain);
+    let exec = SingleThreadedExecutor::new();
+    exec.add_node(&node).unwrap();
+    let mut got = Vec::new();
+    let mut first_switches = None;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while got.len() < PACED && std::time::Instant::now() < deadline {
+        exec.spin_once(Duration::from_millis(200));
+        got.extend(rx.try_iter());
+        if !got.is_empty() && first_switches.is_none() {
+            first_switches = thread_switches(&relay);
+        }
+    }
+    let last_switches = thread_switches(&relay);
+    drop(child);
+    let expected: Vec<String> = (0..PACED).map(|i| i.to_string()).collect();
+    assert_eq!(got, expected);
+    let (first, last) = (first_switches.unwrap(), last_switches.unwrap());
+    assert!(
+        last - first < PACED as u64 / 3,
+        "the shared-memory thread woke {} times for {} samples: it relays wake-ups",
+        last - first,
+        PACED - 1
+    );
 }

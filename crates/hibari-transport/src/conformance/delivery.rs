@@ -235,6 +235,41 @@ pub fn the_reader_waker_fires_when_a_sample_arrives(f: &dyn TransportFactory) {
     );
 }
 
+/// A reader in busy-poll mode gets every sample by taking in a loop, in
+/// order, and back in event mode its waker fires again.
+pub fn a_busy_polling_reader_gets_every_sample_by_taking(f: &dyn TransportFactory) {
+    let rig = Rig::new(f, "busy");
+    let r = rig.reader(keep_all());
+    let w = rig.writer(keep_all());
+    wait_matched(&*w, 1);
+    let waiter = Arc::new(Waiter::default());
+    r.set_notify(Some(waiter.clone()));
+    r.set_busy_poll(true);
+    for i in 0..20 {
+        write(&*w, 0, i);
+    }
+    // Busy polling: take in a loop, never wait on the waker.
+    let mut got = Vec::new();
+    assert!(eventually(|| {
+        got.extend(std::iter::from_fn(|| r.take()));
+        got.len() >= 20
+    }));
+    assert_eq!(got.len(), 20);
+    assert_in_order_without_loss(&got);
+    r.set_busy_poll(false);
+    // A take that finds nothing re-arms the waker (as everywhere).
+    assert!(r.take().is_none());
+    while r.take_event().is_some() {}
+    let seen = waiter.calls();
+    write(&*w, 0, 20);
+    assert!(
+        waiter.wait_past(seen, PATIENCE) > seen,
+        "no wake-up after busy polling ended"
+    );
+    let last = r.take().expect("the sample that woke the reader");
+    assert_eq!(probe(&last).index, 20);
+}
+
 /// A waker that writes (to another topic and to its own) and takes does not
 /// deadlock, and nothing is lost or reordered.
 pub fn a_waker_may_write_and_take_without_deadlock(f: &dyn TransportFactory) {

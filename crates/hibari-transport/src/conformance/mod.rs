@@ -147,6 +147,7 @@ macro_rules! __hibari_conformance_checks {
             different_domains_are_isolated,
             local_and_serialized_payloads_both_arrive_intact,
             the_reader_waker_fires_when_a_sample_arrives,
+            a_busy_polling_reader_gets_every_sample_by_taking,
             a_waker_may_write_and_take_without_deadlock,
             keep_last_overflow_drops_the_oldest_and_counts_the_loss,
             keep_all_keeps_every_sample_up_to_its_limit,
