@@ -142,6 +142,7 @@ impl Core {
             .iter()
             .map(|(id, c)| {
                 let (queued_messages, queued_bytes) = c.outbox.queued();
+                let (peak_queued_messages, peak_queued_bytes) = c.outbox.peak();
                 ClientStats {
                     id: *id,
                     peer: c.peer,
@@ -149,6 +150,8 @@ impl Core {
                     connected_for: c.since.elapsed(),
                     queued_messages,
                     queued_bytes,
+                    peak_queued_messages,
+                    peak_queued_bytes,
                     dropped: c.outbox.dropped(),
                     throttled: c.outbox.throttled(),
                 }

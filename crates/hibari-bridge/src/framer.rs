@@ -18,6 +18,10 @@
 
 use thiserror::Error;
 
+/// A buffer grown past this (by one large object) shrinks once it holds
+/// little again.
+const SHRINK_ABOVE: usize = 1 << 20;
+
 /// What the framer found wrong.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -100,6 +104,11 @@ impl JsonFramer {
                 *s -= self.consumed;
             }
             self.consumed = 0;
+            // After one big object, give its room back.
+            if self.buf.capacity() > SHRINK_ABOVE && self.buf.len() + chunk.len() < SHRINK_ABOVE / 4
+            {
+                self.buf.shrink_to(SHRINK_ABOVE / 4);
+            }
         }
         self.buf.extend_from_slice(chunk);
     }

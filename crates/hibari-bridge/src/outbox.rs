@@ -15,10 +15,12 @@
 //!
 //! Whoever pushes never waits: a stalled client loses its oldest data and
 //! nothing else happens. Frames are shared (`Bytes`), so a message queued
-//! for many clients is held once.
+//! for many clients is held once. The outbox keeps the high-water marks of
+//! its queued data (messages and bytes), so its bounds can be checked, and
+//! gives back the room of a backlog once it is drained.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -80,12 +82,24 @@ struct Ring {
     in_ready: bool,
 }
 
+/// A queue drained after a backlog keeps at most this much room.
+const KEEP_ROOM: usize = 64;
+
+/// Gives a drained queue's room back after a backlog.
+fn shrink_if_drained<T>(q: &mut VecDeque<T>) {
+    if q.is_empty() && q.capacity() > KEEP_ROOM {
+        q.shrink_to(KEEP_ROOM);
+    }
+}
+
 #[derive(Default)]
 struct State {
     control: VecDeque<Frame>,
     rings: HashMap<u64, Ring>,
     ready: VecDeque<u64>,
     data_bytes: usize,
+    /// Data messages queued, over all rings.
+    data_frames: usize,
     closed: bool,
 }
 
@@ -106,6 +120,9 @@ pub(crate) struct Outbox {
     max_control: usize,
     dropped: AtomicU64,
     throttled: AtomicU64,
+    /// The most data messages and bytes ever queued at once.
+    peak_frames: AtomicUsize,
+    peak_bytes: AtomicUsize,
 }
 
 fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
@@ -121,6 +138,8 @@ impl Outbox {
             max_control,
             dropped: AtomicU64::new(0),
             throttled: AtomicU64::new(0),
+            peak_frames: AtomicUsize::new(0),
+            peak_bytes: AtomicUsize::new(0),
         }
     }
 
@@ -155,12 +174,14 @@ impl Outbox {
             in_ready: false,
         });
         ring.settings = settings;
-        let mut freed = 0;
+        let (mut freed, mut removed) = (0, 0);
         while ring.items.len() > settings.depth.max(1) {
             freed += ring.items.pop_front().map_or(0, |f| f.len());
+            removed += 1;
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
         s.data_bytes -= freed;
+        s.data_frames -= removed;
     }
 
     /// Removes ring `id` and its queued messages.
@@ -169,26 +190,26 @@ impl Outbox {
         if let Some(ring) = s.rings.remove(&id) {
             let bytes: usize = ring.items.iter().map(Frame::len).sum();
             s.data_bytes -= bytes;
+            s.data_frames -= ring.items.len();
             s.ready.retain(|r| *r != id);
         }
     }
 
-    /// Queues a data message on ring `id`, dropping the oldest as needed.
+    /// Queues a data message on ring `id`, dropping the oldest as needed:
+    /// first from the ring itself (its depth, then the client's byte
+    /// budget), then — when the ring is empty and the budget still does not
+    /// allow the message — the oldest of the client's other rings. So the
+    /// queued bytes never exceed the budget, or the one message alone when
+    /// it is larger.
     pub fn push_data(&self, id: u64, frame: Frame, now: Instant) {
-        let mut s = lock(&self.state);
-        let State {
-            rings,
-            ready,
-            data_bytes,
-            closed,
-            ..
-        } = &mut *s;
-        let Some(ring) = rings.get_mut(&id) else {
-            return;
-        };
-        if *closed {
+        let mut guard = lock(&self.state);
+        let s = &mut *guard;
+        if s.closed {
             return;
         }
+        let Some(ring) = s.rings.get_mut(&id) else {
+            return;
+        };
         let st = ring.settings;
         if st.drop_too_soon && !st.throttle.is_zero() {
             if ring.last_accepted.is_some_and(|t| now < t + st.throttle) {
@@ -197,25 +218,42 @@ impl Outbox {
             }
             ring.last_accepted = Some(now);
         }
-        *data_bytes += frame.len();
-        ring.items.push_back(frame);
-        let mut dropped = 0;
-        while ring.items.len() > st.depth.max(1)
-            || (*data_bytes > self.max_bytes && ring.items.len() > 1)
+        // Make room first, so the bounds hold at every instant.
+        let size = frame.len();
+        let mut freed = (0, 0);
+        while ring.items.len() >= st.depth.max(1)
+            || (!ring.items.is_empty() && s.data_bytes - freed.0 + size > self.max_bytes)
         {
-            if let Some(old) = ring.items.pop_front() {
-                *data_bytes -= old.len();
-                dropped += 1;
-            }
+            let Some(old) = ring.items.pop_front() else {
+                break;
+            };
+            freed = (freed.0 + old.len(), freed.1 + 1);
         }
-        if dropped > 0 {
-            self.dropped.fetch_add(dropped, Ordering::Relaxed);
+        let became_ready = !std::mem::replace(&mut ring.in_ready, true);
+        ring.items.push_back(frame);
+        while s.data_bytes - freed.0 + size > self.max_bytes {
+            let Some(old) = s
+                .rings
+                .iter_mut()
+                .filter(|(r, _)| **r != id)
+                .max_by_key(|(_, r)| r.items.len())
+                .and_then(|(_, r)| r.items.pop_front())
+            else {
+                break;
+            };
+            freed = (freed.0 + old.len(), freed.1 + 1);
         }
-        if !ring.in_ready {
-            ring.in_ready = true;
-            ready.push_back(id);
+        s.data_bytes = s.data_bytes - freed.0 + size;
+        s.data_frames = s.data_frames - freed.1 + 1;
+        self.peak_frames.fetch_max(s.data_frames, Ordering::Relaxed);
+        self.peak_bytes.fetch_max(s.data_bytes, Ordering::Relaxed);
+        if freed.1 > 0 {
+            self.dropped.fetch_add(freed.1 as u64, Ordering::Relaxed);
         }
-        drop(s);
+        if became_ready {
+            s.ready.push_back(id);
+        }
+        drop(guard);
         self.notify.notify_one();
     }
 
@@ -226,12 +264,14 @@ impl Outbox {
             return Next::Closed;
         }
         if let Some(f) = s.control.pop_front() {
+            shrink_if_drained(&mut s.control);
             return Next::Frame(f);
         }
         let State {
             rings,
             ready,
             data_bytes,
+            data_frames,
             ..
         } = &mut *s;
         let mut earliest: Option<Instant> = None;
@@ -254,9 +294,11 @@ impl Outbox {
                 continue;
             };
             *data_bytes -= frame.len();
+            *data_frames -= 1;
             ring.last_sent = Some(now);
             if ring.items.is_empty() {
                 ring.in_ready = false;
+                shrink_if_drained(&mut ring.items);
             } else {
                 ready.push_back(id);
             }
@@ -289,8 +331,15 @@ impl Outbox {
     /// `(frames, bytes)` queued now (data only).
     pub fn queued(&self) -> (usize, usize) {
         let s = lock(&self.state);
-        let frames = s.rings.values().map(|r| r.items.len()).sum();
-        (frames, s.data_bytes)
+        (s.data_frames, s.data_bytes)
+    }
+
+    /// The most `(frames, bytes)` of data ever queued at once.
+    pub fn peak(&self) -> (usize, usize) {
+        (
+            self.peak_frames.load(Ordering::Relaxed),
+            self.peak_bytes.load(Ordering::Relaxed),
+        )
     }
 }
 

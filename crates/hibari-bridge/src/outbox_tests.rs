@@ -73,6 +73,26 @@ fn the_byte_budget_drops_the_oldest_but_keeps_the_newest() {
 }
 
 #[test]
+fn the_budget_holds_across_rings_and_the_high_water_marks_show_it() {
+    let out = Outbox::new(12, 10);
+    let now = Instant::now();
+    out.set_ring(1, plain(100));
+    out.set_ring(2, plain(100));
+    for i in 0..3 {
+        out.push_data(1, text(&format!("big{i}")), now);
+    }
+    assert_eq!(out.queued(), (3, 12));
+    // Ring 2 is empty: room is made in ring 1, oldest first.
+    out.push_data(2, text("sm"), now);
+    assert_eq!(out.queued(), (3, 10));
+    assert_eq!(out.dropped(), 1);
+    assert_eq!(out.peak(), (3, 12), "never above the budget");
+    let got: Vec<String> = std::iter::from_fn(|| next_text(&out, now)).collect();
+    assert_eq!(got, ["big1", "sm", "big2"]);
+    assert_eq!(out.peak(), (3, 12), "the marks stay after draining");
+}
+
+#[test]
 fn rings_are_served_in_turn_so_a_busy_topic_cannot_starve_a_quiet_one() {
     let out = Outbox::new(1 << 20, 10);
     let now = Instant::now();

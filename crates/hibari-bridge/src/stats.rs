@@ -32,6 +32,13 @@ pub struct ClientStats {
     pub queued_messages: usize,
     /// Bytes of those.
     pub queued_bytes: usize,
+    /// The most data messages ever queued for it at once: never more than
+    /// the depths of its subscriptions.
+    pub peak_queued_messages: usize,
+    /// The most bytes of data ever queued for it at once: never more than
+    /// [`BridgeConfig::max_queued_bytes`](crate::BridgeConfig::max_queued_bytes),
+    /// or one message when that alone is larger.
+    pub peak_queued_bytes: usize,
     /// Data messages dropped for it so far (its queues were full): a slow
     /// client loses its oldest messages, never slows anyone else.
     pub dropped: u64,

@@ -149,58 +149,104 @@ fn oversized_messages_and_control_floods_close_only_the_offender() {
     );
 }
 
+/// The index a message of the isolation test carries.
+fn index_of(m: &serde_json::Value) -> u64 {
+    m["msg"]["layout"]["data_offset"].as_u64().unwrap()
+}
+
 #[test]
-fn a_stalled_client_loses_its_oldest_messages_within_its_budget_and_never_slows_another() {
-    let budget = 1 << 20;
-    let f = Fixture::with(|c| c.max_queued_bytes(budget));
-    let big = f
+fn a_stalled_client_drops_and_counts_within_its_bounds_while_a_reader_of_the_same_topic_gets_everything(
+) {
+    const N: u32 = 2000;
+    const WINDOW: u32 = 8;
+    let (depth, budget) = (50, 512 << 10);
+    let f = Fixture::with(|c| c.queue_depth(depth).max_queued_bytes(budget));
+    let fast = f
         .node
-        .create_publisher::<UInt8MultiArray>("/big", QosProfile::default())
+        .create_publisher::<UInt8MultiArray>("/fast", QosProfile::default().keep_last(1000))
         .unwrap();
-    let small = f
-        .node
-        .create_publisher::<RosString>("/small", QosProfile::default().keep_last(1000))
-        .unwrap();
+    // Both are real WebSocket clients; the stalled one never reads its
+    // socket once it has subscribed.
     let mut stalled = Raw::connect(&f.url());
+    assert!(wait_until(LONG, || f.bridge.stats().clients.len() == 1));
+    let stalled_id = f.bridge.stats().clients[0].id;
     let mut reader = Raw::connect(&f.url());
-    stalled.send(json!({"op": "subscribe", "topic": "/big"}));
-    reader.send(json!({"op": "subscribe", "topic": "/small"}));
-    assert!(big.wait_for_subscribers(1, LONG) && small.wait_for_subscribers(1, LONG));
     assert!(wait_until(LONG, || f.bridge.stats().clients.len() == 2));
-    std::thread::sleep(Duration::from_millis(100));
-    // 400 × 64 KiB (base64: 87 KB each, 35 MB in all) for a client that
-    // never reads, interleaved with 400 small messages for one that does.
-    let payload = vec![7u8; 64 << 10];
-    for i in 0..400 {
-        big.publish(UInt8MultiArray {
+    let reader_id = f.bridge.stats().clients[1].id;
+    stalled.send(json!({"op": "subscribe", "topic": "/fast"}));
+    reader.send(json!({"op": "subscribe", "topic": "/fast", "queue_length": 100}));
+    // A session handles its ops in order: once a later call is answered,
+    // the subscription is in place. Then the stalled client stops reading.
+    for c in [&mut stalled, &mut reader] {
+        c.send(json!({"op": "call_service", "service": "rosapi/nodes"}));
+        assert!(c.recv_op("service_response", LONG).is_some());
+    }
+    assert!(fast.wait_for_subscribers(1, LONG));
+    // 2000 × 16 KiB (22 kB of JSON each, 44 MB in all: far more than the
+    // socket buffers hold). The reader paces the publisher, `WINDOW`
+    // messages ahead of what it has read, so it can never fall behind its
+    // own queue: it loses nothing unless the stalled client holds it up,
+    // and then this test hangs and fails instead of finishing.
+    let payload = vec![7u8; 16 << 10];
+    let mut next = 0;
+    for i in 0..N {
+        let mut m = UInt8MultiArray {
             data: payload.clone(),
             ..Default::default()
-        })
-        .unwrap();
-        small
-            .publish(RosString {
-                data: i.to_string(),
-            })
-            .unwrap();
+        };
+        m.layout.data_offset = i;
+        fast.publish(m).unwrap();
+        while next + WINDOW <= i {
+            let m = reader
+                .recv_op("publish", LONG)
+                .unwrap_or_else(|| panic!("message {next} came to the reader"));
+            assert_eq!(index_of(&m), u64::from(next), "in order, none lost");
+            next += 1;
+        }
     }
-    for i in 0..400 {
-        let m = reader
-            .recv_op("publish", LONG)
-            .unwrap_or_else(|| panic!("small message {i} came"));
-        assert_eq!(m["msg"]["data"], i.to_string(), "in order, none lost");
+    while next < N {
+        let m = reader.recv_op("publish", LONG).expect("the last ones came");
+        assert_eq!(index_of(&m), u64::from(next), "in order, none lost");
+        next += 1;
     }
     let stats = f.bridge.stats();
-    let s = stats
+    let by_id = |id| stats.clients.iter().find(|c| c.id == id).unwrap().clone();
+    let (s, r) = (by_id(stalled_id), by_id(reader_id));
+    assert_eq!(r.dropped, 0, "the reader lost nothing");
+    assert!(s.dropped > 0, "the stalled client dropped and counted it");
+    assert!(
+        s.peak_queued_messages <= depth && s.peak_queued_bytes <= budget,
+        "the stalled client's queue stayed within its bounds: {} messages, {} bytes",
+        s.peak_queued_messages,
+        s.peak_queued_bytes
+    );
+    assert!(r.peak_queued_messages <= 100 && r.peak_queued_bytes <= budget);
+    // What the stalled client gets once it reads again: the newest
+    // messages in order, and every one it missed was counted as dropped.
+    let mut got = 0;
+    let mut last = None;
+    let mut seen = Vec::new();
+    while let Some(m) = stalled.recv_op("publish", Duration::from_secs(2)) {
+        let i = index_of(&m);
+        seen.push(i);
+        assert!(last.is_none_or(|l| i > l), "in order");
+        last = Some(i);
+        got += 1;
+    }
+    let dropped = f
+        .bridge
+        .stats()
         .clients
         .iter()
-        .find(|c| c.dropped > 0)
-        .expect("the stalled client dropped");
-    assert!(
-        s.queued_bytes <= budget + 100_000,
-        "{} bytes queued",
-        s.queued_bytes
+        .find(|c| c.id == stalled_id)
+        .unwrap()
+        .dropped;
+    assert_eq!(last, Some(u64::from(N - 1)), "the newest is kept");
+    let gaps: Vec<_> = seen.windows(2).filter(|w| w[1] != w[0] + 1).collect();
+    assert_eq!(
+        got + dropped,
+        u64::from(N),
+        "each message sent or counted; first {:?} gaps {gaps:?}",
+        seen.first()
     );
-    let r = stats.clients.iter().find(|c| c.id != s.id).unwrap();
-    assert_eq!(r.dropped, 0, "the reading client lost nothing");
-    drop(stalled);
 }

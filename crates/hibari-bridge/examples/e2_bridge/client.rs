@@ -12,7 +12,7 @@ use crate::mono_ns;
 
 const ADVERTISE: &str = r#"{"op":"advertise","topic":"/chatter","type":"std_msgs/msg/String"}"#;
 
-fn publish(i: u64, word: &str) -> String {
+pub fn publish(i: u64, word: &str) -> String {
     format!(
         r#"{{"op":"publish","topic":"/chatter","msg":{{"data":"{word}, {i}, {}"}}}}"#,
         mono_ns()

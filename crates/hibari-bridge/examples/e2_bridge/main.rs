@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p hibari-bridge --example e2_bridge -- [--variants W1,W2,T1,T2,T3,T4]
-//!     [--n 100000] [--runs 5] [--linearity] [--isolation] [--json]
+//!     [--n 100000] [--runs 5] [--linearity] [--isolation] [--json] [--records]
 //! ```
 //!
 //! This process runs the bridge and the counting subscriber; each client
@@ -17,20 +17,38 @@
 //! message sent to the N-th received by the sink. All clocks are
 //! CLOCK_MONOTONIC. One warm-up run, then `--runs` measured runs; medians
 //! with min–max. Bridge CPU is the user+system time of the bridge's
-//! threads over the run; RSS is this process's (bridge and sink).
+//! threads over the run.
+//!
+//! Memory: this process's `VmRSS` is sampled every 2 ms. Each run reports
+//! it before the run, its peak during the run and its value once the
+//! client has left, as growth over "before"; the end reports the whole
+//! program's idle, peak (`VmHWM`) and 3 s-after figures. The sink's arrays
+//! are allocated and touched before the idle figure, so the growth is the
+//! bridge's — and the native sink's subscription queue's: when the sink
+//! falls behind (2 cores shared by client, bridge and sink), the messages
+//! wait there (keep-all, so none is lost); each run prints the longest wait.
+//!
+//! `--isolation` (I1): W1 runs alternate between solo and beside a client
+//! that subscribes to a 50 MB/s topic and never reads; it prints both
+//! completions, their ratio, and the stalled client's drops and queue
+//! high-water marks against their bounds. `--records` prints one
+//! `RECORD {json}` line per measured run for `hibari bench e2-bridge`.
 
 mod client;
+mod isolation;
+mod procfs;
+mod record;
 mod sink;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hibari::msg::std_msgs::msg::UInt8MultiArray;
-use hibari::{Context, QosProfile, SingleThreadedExecutor};
+use hibari::{Context, SingleThreadedExecutor};
 use hibari_bridge::{Bridge, BridgeConfig};
+
+use procfs::{delta_mib, mib, status_kb, RssSampler};
 
 /// CLOCK_MONOTONIC in ns: comparable between this process and its children.
 pub fn mono_ns() -> i64 {
@@ -44,65 +62,69 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
-fn status_kb(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+/// How the figures are printed.
+#[derive(Clone, Copy)]
+pub struct Output {
+    pub json: bool,
+    pub records: bool,
 }
 
-/// User+system seconds of this process's threads named `hibari-bridge*`.
-fn bridge_cpu() -> f64 {
-    let ticks = rustix::param::clock_ticks_per_second() as f64;
-    let mut total = 0u64;
-    for task in std::fs::read_dir("/proc/self/task")
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if !comm.starts_with("hibari-bridge") {
-            continue;
-        }
-        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        let after = stat.rsplit(')').next().unwrap_or("");
-        let f: Vec<&str> = after.split_whitespace().collect();
-        // Fields 14 and 15 of stat; `after` starts at field 3.
-        total += f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        total += f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+/// What a measurement needs.
+pub struct Bench<'a> {
+    pub bridge: &'a Bridge,
+    pub sink: &'a sink::Sink,
+    pub rss: &'a RssSampler,
+    pub out: Output,
+}
+
+/// One run's figures.
+pub struct Run {
+    pub send_s: f64,
+    pub completion_s: f64,
+    pub received: u64,
+    pub in_order: bool,
+    pub exact: bool,
+    pub latency: sink::Latency,
+    pub cpu_s: f64,
+    pub ctx_switches: u64,
+    pub client_cpu_s: f64,
+    pub rss_before_kb: u64,
+    pub rss_peak_kb: u64,
+    pub rss_after_kb: u64,
+    /// The longest a message waited in the native sink's subscription
+    /// queue: this process's RSS holds that queue too.
+    pub sink_wait_ms: f64,
+}
+
+/// Bytes of one publish op of `variant` (the one in the middle of the run).
+fn op_size(variant: &str, n: u64) -> u64 {
+    let word = if variant == "T4" { "héllo" } else { "hello" };
+    let mut size = client::publish(n / 2, word).len();
+    if variant == "W2" {
+        // roslibjs adds an id and `"latch":false`.
+        size += format!(r#","id":"publish:/chatter:{}","latch":false"#, n / 2).len();
     }
-    total as f64 / ticks
+    size as u64
 }
 
-struct Run {
-    send_s: f64,
-    completion_s: f64,
-    received: u64,
-    in_order: bool,
-    exact: bool,
-    latency_us: (f64, f64, f64),
-    cpu_s: f64,
-}
-
-fn run_once(bridge: &Bridge, sink: &sink::Sink, variant: &str, n: u64) -> Run {
-    sink.reset(n);
+pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
+    b.sink.reset(n);
     let mut command = if variant == "W2" {
         // roslibjs under Node (tests/js, after `npm ci` there).
         let js = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/js");
         let mut c = Command::new("node");
         c.current_dir(js).arg("bench_roslibjs.mjs");
-        c.args([format!("ws://{}/", bridge.local_addr()), n.to_string()]);
+        c.args([format!("ws://{}/", b.bridge.local_addr()), n.to_string()]);
         c
     } else {
         let mut c = Command::new(std::env::current_exe().unwrap());
         c.args(["--client", variant, "--n", &n.to_string()])
-            .args(["--ws", &bridge.local_addr().to_string()])
-            .args(["--tcp", &bridge.tcp_addr().unwrap().to_string()]);
+            .args(["--ws", &b.bridge.local_addr().to_string()])
+            .args(["--tcp", &b.bridge.tcp_addr().unwrap().to_string()]);
         c
     };
+    let others = b.bridge.stats().clients.len();
+    let rss_before_kb = b.rss.reset();
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -112,10 +134,10 @@ fn run_once(bridge: &Bridge, sink: &sink::Sink, variant: &str, n: u64) -> Run {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "advertised");
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while sink.subscription.matched_publishers() == 0 && std::time::Instant::now() < deadline {
+    while b.sink.subscription.matched_publishers() == 0 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(1));
     }
-    let cpu0 = bridge_cpu();
+    let (cpu0, ctx0) = (procfs::bridge_cpu(), procfs::bridge_ctx_switches());
     writeln!(stdin, "go").unwrap();
     let sent = lines.next().unwrap().unwrap();
     let t: Vec<i64> = sent
@@ -123,62 +145,89 @@ fn run_once(bridge: &Bridge, sink: &sink::Sink, variant: &str, n: u64) -> Run {
         .skip(1)
         .map(|v| v.parse().unwrap())
         .collect();
-    let received = sink.wait_all(Duration::from_secs(10));
-    let cpu = bridge_cpu() - cpu0;
+    let received = b.sink.wait_all(Duration::from_secs(10));
+    let cpu_s = procfs::bridge_cpu() - cpu0;
+    let ctx_switches = procfs::bridge_ctx_switches().saturating_sub(ctx0);
+    let client_cpu_s = procfs::process_cpu(child.id());
+    let rss_peak_kb = b.rss.peak();
     writeln!(stdin, "done").unwrap();
     let _ = child.wait();
-    let st = sink.state.lock().unwrap();
+    // The bridge sees the client leave and drops its connection.
+    let gone = std::time::Instant::now() + Duration::from_secs(5);
+    while b.bridge.stats().clients.len() > others && std::time::Instant::now() < gone {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let rss_after_kb = status_kb("VmRSS:");
+    let st = b.sink.state.lock().unwrap();
     let run = Run {
         send_s: (t[1] - t[0]) as f64 / 1e9,
         completion_s: (st.last_rx - t[0]) as f64 / 1e9,
         received,
         in_order: st.out_of_order == 0 && st.duplicates == 0,
         exact: st.bad_payloads == 0,
-        latency_us: (0.0, 0.0, 0.0),
-        cpu_s: cpu,
+        latency: sink::Latency::default(),
+        cpu_s,
+        ctx_switches,
+        client_cpu_s,
+        rss_before_kb,
+        rss_peak_kb,
+        rss_after_kb,
+        sink_wait_ms: st.max_queue_wait_ns as f64 / 1e6,
     };
     drop(st);
     Run {
-        latency_us: sink.latencies(),
+        latency: b.sink.latencies(),
         ..run
     }
 }
 
-fn median(mut v: Vec<f64>) -> (f64, f64, f64) {
+pub fn median(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     (v[v.len() / 2], v[0], v[v.len() - 1])
 }
 
-fn measure(
-    bridge: &Bridge,
-    sink: &sink::Sink,
-    variant: &str,
-    n: u64,
-    runs: usize,
-    json: bool,
-) -> f64 {
-    run_once(bridge, sink, variant, n.min(10_000)); // warm-up
-    let results: Vec<Run> = (0..runs)
-        .map(|_| run_once(bridge, sink, variant, n))
-        .collect();
+/// Prints the figures of `results` (runs of `variant` with `n` messages);
+/// `context` names a special set-up (isolation). Returns the median
+/// completion.
+pub fn report(b: &Bench<'_>, variant: &str, n: u64, results: &[Run], context: &str) -> f64 {
+    let runs = results.len();
     let send = median(results.iter().map(|r| r.send_s).collect());
     let done = median(results.iter().map(|r| r.completion_s).collect());
     let cpu = median(results.iter().map(|r| r.cpu_s).collect());
     let all = results
         .iter()
         .all(|r| r.received == n && r.in_order && r.exact);
-    let lat = results[results.len() / 2].latency_us;
-    if json {
+    let lat = results[runs / 2].latency;
+    let peak = results
+        .iter()
+        .map(|r| delta_mib(r.rss_before_kb, r.rss_peak_kb))
+        .fold(f64::MIN, f64::max);
+    let after = results
+        .iter()
+        .map(|r| delta_mib(r.rss_before_kb, r.rss_after_kb))
+        .fold(f64::MIN, f64::max);
+    let wait = results.iter().map(|r| r.sink_wait_ms).fold(0.0, f64::max);
+    if b.out.json {
         println!(
-            r#"{{"variant":"{variant}","n":{n},"runs":{runs},"send_s":[{:.4},{:.4},{:.4}],"completion_s":[{:.4},{:.4},{:.4}],"all_delivered_in_order_exact":{all},"latency_us_p50_p99_max":[{:.0},{:.0},{:.0}],"bridge_cpu_s":{:.3}}}"#,
-            send.0, send.1, send.2, done.0, done.1, done.2, lat.0, lat.1, lat.2, cpu.0
+            r#"{{"variant":"{variant}","n":{n},"runs":{runs},"context":"{context}","send_s":[{:.4},{:.4},{:.4}],"completion_s":[{:.4},{:.4},{:.4}],"all_delivered_in_order_exact":{all},"latency_us_p50_p99_max":[{:.0},{:.0},{:.0}],"bridge_cpu_s":{:.3},"rss_growth_mib_peak_after":[{peak:.1},{after:.1}]}}"#,
+            send.0,
+            send.1,
+            send.2,
+            done.0,
+            done.1,
+            done.2,
+            lat.p50_us,
+            lat.p99_us,
+            lat.max_us,
+            cpu.0
         );
     } else {
         println!(
-            "{variant:<4} {n:>8}  send {:>7.3} s ({:.3}–{:.3})  completion {:>7.3} s ({:.3}–{:.3})  {:>9.0} msg/s  {}  latency p50 {:.0} µs p99 {:.0} µs max {:.0} µs  bridge CPU {:.2} s",
+            "{variant:<4} {n:>8}  send {:>7.3} s ({:.3}–{:.3})  completion {:>7.3} s ({:.3}–{:.3})  {:>9.0} msg/s  {}  latency p50 {:.0} µs p99 {:.0} µs max {:.0} µs  bridge CPU {:.2} s  RSS growth ≤ {peak:+.1} MiB during, ≤ {after:+.1} MiB after (sink queue wait ≤ {wait:.0} ms){}",
             send.0, send.1, send.2, done.0, done.1, done.2, n as f64 / done.0,
             if all { "all delivered, in order, exact" } else { "LOSS/ORDER/PAYLOAD PROBLEM" },
-            lat.0, lat.1, lat.2, cpu.0
+            lat.p50_us, lat.p99_us, lat.max_us, cpu.0,
+            if context.is_empty() { String::new() } else { format!("  [{context}]") }
         );
         for r in results
             .iter()
@@ -190,7 +239,26 @@ fn measure(
             );
         }
     }
+    if b.out.records {
+        let series = record::Series {
+            transport: record::transport(variant),
+            language: record::language(variant),
+            size_bytes: op_size(variant, n),
+            n,
+            context,
+        };
+        for (rep, r) in results.iter().enumerate() {
+            record::print(&series, rep, r);
+        }
+    }
     done.0
+}
+
+/// One warm-up run, then `runs` measured runs; returns the median completion.
+fn measure(b: &Bench<'_>, variant: &str, n: u64, runs: usize) -> f64 {
+    run_once(b, variant, n.min(10_000)); // warm-up
+    let results: Vec<Run> = (0..runs).map(|_| run_once(b, variant, n)).collect();
+    report(b, variant, n, &results, "")
 }
 
 fn machine() -> String {
@@ -223,7 +291,10 @@ fn main() {
         );
         return;
     }
-    let json = args.iter().any(|a| a == "--json");
+    let out = Output {
+        json: args.iter().any(|a| a == "--json"),
+        records: args.iter().any(|a| a == "--records"),
+    };
     let n: u64 = arg(&args, "--n").map_or(100_000, |v| v.parse().unwrap());
     let runs: usize = arg(&args, "--runs").map_or(5, |v| v.parse().unwrap());
     let variants = arg(&args, "--variants").unwrap_or_else(|| "W1,T1,T2,T3,T4".into());
@@ -231,8 +302,9 @@ fn main() {
     let isolation = args.iter().any(|a| a == "--isolation");
 
     let context = Context::builder().isolated().create().unwrap();
-    let bridge =
-        Bridge::start(&context, BridgeConfig::default().port(0).tcp_port(Some(0))).unwrap();
+    let config = BridgeConfig::default().port(0).tcp_port(Some(0));
+    let bounds = (config.queue_depth, config.max_queued_bytes);
+    let bridge = Bridge::start(&context, config).unwrap();
     let node = context.create_node("sink").unwrap();
     let capacity = if linearity { 1_000_000 } else { n as usize };
     let sink = sink::Sink::new(&node, capacity);
@@ -241,105 +313,49 @@ fn main() {
     let e = executor.clone();
     let spinner = std::thread::spawn(move || e.spin());
     std::thread::sleep(Duration::from_millis(200));
+    let rss = RssSampler::start();
     let idle_kb = status_kb("VmRSS:");
-    if !json {
+    if !out.json {
         println!("machine: {}", machine());
         println!(
-            "bridge RSS idle (with the sink's arrays): {} MiB",
-            idle_kb / 1024
+            "bridge+sink RSS idle (with the sink's arrays): {:.1} MiB ({})",
+            mib(idle_kb),
+            procfs::rss_parts()
         );
     }
-    let mut solo_w1 = None;
-    for variant in variants.split(',') {
-        let done = measure(&bridge, &sink, variant, n, runs, json);
-        if variant == "W1" {
-            solo_w1 = Some(done);
-        }
+    let b = Bench {
+        bridge: &bridge,
+        sink: &sink,
+        rss: &rss,
+        out,
+    };
+    for variant in variants.split(',').filter(|v| !v.is_empty()) {
+        measure(&b, variant, n, runs);
     }
     if linearity {
         for variant in ["W1", "T2"] {
-            let small = measure(&bridge, &sink, variant, 100_000, 3, json);
-            let big = measure(&bridge, &sink, variant, 1_000_000, 1, json);
-            let _ = measure(&bridge, &sink, variant, 10_000, 3, json);
+            let small = measure(&b, variant, 100_000, 3);
+            let big = measure(&b, variant, 1_000_000, 1);
+            let _ = measure(&b, variant, 10_000, 3);
             println!("L1 {variant}: time(1M) / time(100k) = {:.2}", big / small);
         }
     }
     if isolation {
-        isolation_run(&context, &bridge, &sink, n, runs, json, solo_w1);
+        isolation::run(&context, &b, n, runs, bounds);
     }
+    drop(rss);
     let peak_kb = status_kb("VmHWM:");
     std::thread::sleep(Duration::from_secs(3));
     let after_kb = status_kb("VmRSS:");
     println!(
-        "bridge+sink RSS: idle {} MiB, peak {} MiB (growth {} MiB), 3 s after the last client left {} MiB",
-        idle_kb / 1024,
-        peak_kb / 1024,
-        (peak_kb.saturating_sub(idle_kb)) / 1024,
-        after_kb / 1024
+        "bridge+sink RSS: idle {:.1} MiB, peak {:.1} MiB (growth {:+.1} MiB), 3 s after the last client left {:.1} MiB ({:+.1} MiB; {})",
+        mib(idle_kb),
+        mib(peak_kb),
+        delta_mib(idle_kb, peak_kb),
+        mib(after_kb),
+        delta_mib(idle_kb, after_kb),
+        procfs::rss_parts()
     );
     executor.cancel();
     spinner.join().unwrap();
-}
-
-/// I1: a client subscribed to a 50 MB/s topic stops reading while W1 runs.
-fn isolation_run(
-    context: &Context,
-    bridge: &Bridge,
-    sink: &sink::Sink,
-    n: u64,
-    runs: usize,
-    json: bool,
-    solo: Option<f64>,
-) {
-    let node = context.create_node("firehose").unwrap();
-    let publisher = node
-        .create_publisher::<UInt8MultiArray>("/firehose", QosProfile::default())
-        .unwrap();
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--client", "stall", "--n", "0"])
-        .args(["--ws", &bridge.local_addr().to_string(), "--tcp", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    assert_eq!(lines.next().unwrap().unwrap(), "subscribed");
-    publisher.wait_for_subscribers(1, Duration::from_secs(5));
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let firehose = std::thread::spawn(move || {
-        let payload = vec![42u8; 500_000];
-        while !s.load(Ordering::Relaxed) {
-            let _ = publisher.publish(UInt8MultiArray {
-                data: payload.clone(),
-                ..Default::default()
-            });
-            std::thread::sleep(Duration::from_millis(10)); // 100 Hz × 500 kB
-        }
-    });
-    std::thread::sleep(Duration::from_secs(1));
-    println!("I1: W1 while a client stalls on a 50 MB/s topic:");
-    let with = measure(bridge, sink, "W1", n, runs, json);
-    stop.store(true, Ordering::Relaxed);
-    firehose.join().unwrap();
-    let stats = bridge.stats();
-    for c in &stats.clients {
-        println!(
-            "I1: client #{} {:?}: {} dropped, {} queued ({} KiB)",
-            c.id,
-            c.protocol,
-            c.dropped,
-            c.queued_messages,
-            c.queued_bytes / 1024
-        );
-    }
-    if let Some(solo) = solo {
-        println!(
-            "I1: W1 completion {with:.3} s with the stalled client vs {solo:.3} s solo ({:+.1}%)",
-            (with / solo - 1.0) * 100.0
-        );
-    }
-    writeln!(stdin, "done").unwrap();
-    let _ = child.wait();
 }

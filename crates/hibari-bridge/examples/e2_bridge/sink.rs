@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hibari::msg::std_msgs::msg::String as RosString;
-use hibari::{Node, QosProfile, Subscription};
+use hibari::{Node, QosProfile, SampleInfo, Subscription};
 
 use crate::mono_ns;
 
@@ -18,6 +18,11 @@ pub struct State {
     pub rx: Vec<i64>,
     /// Send time of message i (from its payload).
     pub tx: Vec<i64>,
+    /// Scratch room for the latencies, allocated and touched once, so that
+    /// computing them never counts as the bridge's memory growth.
+    scratch: Vec<i64>,
+    /// The longest a sample waited in the sink subscription's queue.
+    pub max_queue_wait_ns: i64,
     pub first_rx: i64,
     pub last_rx: i64,
     pub out_of_order: u64,
@@ -31,14 +36,25 @@ pub struct Sink {
     pub subscription: Subscription<RosString>,
 }
 
+/// A number written the way the client writes it: digits, no sign, no
+/// leading zero.
+fn canonical(digits: &str) -> bool {
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+}
+
 fn parse(data: &str) -> Option<(u64, i64)> {
     let mut parts = data.split(", ");
     let word = parts.next()?;
-    let i: u64 = parts.next()?.parse().ok()?;
-    let t: i64 = parts.next()?.parse().ok()?;
-    // Byte-exact: the payload is exactly what the client wrote.
-    let exact = (word == "hello" || word == "héllo") && format!("{word}, {i}, {t}") == data;
-    exact.then_some((i, t))
+    let (i, t) = (parts.next()?, parts.next()?);
+    // Byte-exact (without allocating, so the sink keeps up): the payload
+    // is exactly what the client wrote.
+    let exact = (word == "hello" || word == "héllo")
+        && parts.next().is_none()
+        && canonical(i)
+        && canonical(t);
+    exact.then_some((i.parse().ok()?, t.parse().ok()?))
 }
 
 impl Sink {
@@ -48,14 +64,22 @@ impl Sink {
         let state = Arc::new(Mutex::new(State {
             rx: vec![-1; capacity],
             tx: vec![-1; capacity],
+            scratch: vec![-1; capacity],
             ..State::default()
         }));
         let s = state.clone();
         let qos = QosProfile::default().keep_last(capacity + 1);
         let subscription = node
-            .create_subscription("/chatter", qos, move |m: RosString| {
+            .create_subscription("/chatter", qos, move |m: RosString, info: SampleInfo| {
                 let now = mono_ns();
                 let mut st = s.lock().unwrap();
+                // How long the sample waited in the subscription's queue
+                // (hibari's reception time is wall-clock).
+                let wall = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as i64);
+                let waited = wall - info.reception_timestamp_ns;
+                st.max_queue_wait_ns = st.max_queue_wait_ns.max(waited);
                 let Some((i, t)) = parse(&m.data) else {
                     st.bad_payloads += 1;
                     return;
@@ -102,6 +126,7 @@ impl Sink {
         st.out_of_order = 0;
         st.duplicates = 0;
         st.bad_payloads = 0;
+        st.max_queue_wait_ns = 0;
         st.next = 0;
     }
 
@@ -123,19 +148,47 @@ impl Sink {
         }
     }
 
-    /// Latency percentiles (p50, p99, max) in µs over the received ones.
-    pub fn latencies(&self) -> (f64, f64, f64) {
-        let st = self.state.lock().unwrap();
+    /// Latency statistics over the received messages.
+    pub fn latencies(&self) -> Latency {
+        let mut guard = self.state.lock().unwrap();
+        let st = &mut *guard;
         let n = st.expected as usize;
-        let mut l: Vec<i64> = (0..n)
-            .filter(|&i| st.rx[i] != 0)
-            .map(|i| st.rx[i] - st.tx[i])
-            .collect();
+        st.scratch.clear();
+        for i in 0..n {
+            if st.rx[i] != 0 {
+                st.scratch.push(st.rx[i] - st.tx[i]);
+            }
+        }
+        let l = &mut st.scratch;
         if l.is_empty() {
-            return (0.0, 0.0, 0.0);
+            return Latency::default();
         }
         l.sort_unstable();
-        let at = |q: f64| l[((l.len() - 1) as f64 * q) as usize] as f64 / 1e3;
-        (at(0.5), at(0.99), *l.last().unwrap() as f64 / 1e3)
+        let at = |q: f64| l[((l.len() - 1) as f64 * q).round() as usize] as f64 / 1e3;
+        let mean = l.iter().map(|&v| v as f64).sum::<f64>() / l.len() as f64;
+        let var = l.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / l.len() as f64;
+        Latency {
+            count: l.len() as u64,
+            p50_us: at(0.5),
+            p90_us: at(0.9),
+            p99_us: at(0.99),
+            p999_us: at(0.999),
+            max_us: at(1.0),
+            mean_us: mean / 1e3,
+            stddev_us: var.sqrt() / 1e3,
+        }
     }
+}
+
+/// Latency statistics in µs (the bench record's `stats` fields).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Latency {
+    pub count: u64,
+    pub p50_us: f64,
+    pub p90_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    pub max_us: f64,
+    pub mean_us: f64,
+    pub stddev_us: f64,
 }

@@ -1,12 +1,22 @@
 //! Outgoing encodings of one received sample, each made at most once.
 //!
 //! A sample reaching many clients is queued for each of them as one shared
-//! [`Sample`]; it is decoded (CDR → value) at most once, and each encoding
-//! a client asked for — rosbridge JSON, CBOR, cbor-raw, PNG — is made on
-//! first need, by the first client writer that needs it, and then shared by
-//! every client wanting it (the frames are reference-counted). Foxglove
+//! [`Sample`]. Each encoding a client asked for — rosbridge JSON, CBOR,
+//! cbor-raw, PNG — is made on first need, by the first client writer that
+//! needs it, and then shared by every client wanting it (the frames are
+//! reference-counted). The sample is decoded (CDR → value) for each
+//! encoding made, and the decoded value is not kept: kept, it would double
+//! what a sample queued for a slow client holds. Foxglove
 //! clients get the CDR bytes untouched behind a 13-byte header carrying
 //! their own subscription id.
+//!
+//! A sample keeps its own copy of the CDR bytes, made once when it arrives
+//! (one copy per topic, not per client). The buffer hibari hands over may
+//! be much more than those bytes: an in-process sample keeps the sender's
+//! typed message alive beside its encoding, and a shared-memory sample is
+//! a loan of the writer's memory. Queued for a stalled client, either would
+//! cost the bridge more than its queues are charged for, or hold the
+//! writer's memory; the copy makes what a queue is charged what it holds.
 
 pub(crate) mod cbor;
 pub(crate) mod png;
@@ -16,7 +26,6 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 use hibari::dynamic::{self, Value};
 use hibari::interfaces::{Registry, TypeName};
-use hibari::CdrBytes;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::outbox::Frame;
@@ -84,9 +93,8 @@ pub(crate) struct Sample {
     topic: Arc<str>,
     ty: Option<Arc<TypeName>>,
     registry: Arc<Registry>,
-    cdr: CdrBytes,
+    cdr: Bytes,
     received_ns: i64,
-    value: OnceLock<Option<Value>>,
     json: OnceLock<Option<Utf8Bytes>>,
     cbor: OnceLock<Option<Bytes>>,
     raw: OnceLock<Bytes>,
@@ -94,20 +102,20 @@ pub(crate) struct Sample {
 }
 
 impl Sample {
+    /// A sample of `topic` holding a copy of `cdr` (see the [module](self)).
     pub fn new(
         topic: Arc<str>,
         ty: Option<Arc<TypeName>>,
         registry: Arc<Registry>,
-        cdr: CdrBytes,
+        cdr: &[u8],
         received_ns: i64,
     ) -> Self {
         Sample {
             topic,
             ty,
             registry,
-            cdr,
+            cdr: Bytes::copy_from_slice(cdr),
             received_ns,
-            value: OnceLock::new(),
             json: OnceLock::new(),
             cbor: OnceLock::new(),
             raw: OnceLock::new(),
@@ -122,15 +130,13 @@ impl Sample {
 
     /// The decoded message, or `None` when the type is unknown or the bytes
     /// do not decode.
-    fn value(&self) -> Option<&Value> {
-        self.value
-            .get_or_init(|| dynamic::decode(&*self.registry, self.ty.as_deref()?, &self.cdr).ok())
-            .as_ref()
+    fn value(&self) -> Option<Value> {
+        dynamic::decode(&*self.registry, self.ty.as_deref()?, &self.cdr).ok()
     }
 
     fn json_for(&self, topic: &str) -> Option<Utf8Bytes> {
         let ty = self.ty.as_deref()?;
-        let msg = dynamic::to_json(&*self.registry, ty, self.value()?);
+        let msg = dynamic::to_json(&*self.registry, ty, &self.value()?);
         Some(publish_json(topic, &msg).into())
     }
 
@@ -152,7 +158,7 @@ impl Sample {
                     let json = self.json_for(topic)?;
                     Some(Frame::Text(png::png_message(json.as_bytes()).into()))
                 }
-                Encoding::Cbor => Some(Frame::Binary(cbor::publish(topic, self.value()?).into())),
+                Encoding::Cbor => Some(Frame::Binary(cbor::publish(topic, &self.value()?).into())),
                 Encoding::CborRaw => Some(Frame::Binary(
                     cbor::publish_raw(topic, &self.cdr, self.received_ns).into(),
                 )),
@@ -171,7 +177,7 @@ impl Sample {
                 .map(Frame::Text),
             Encoding::Cbor => self
                 .cbor
-                .get_or_init(|| Some(cbor::publish(&self.topic, self.value()?).into()))
+                .get_or_init(|| Some(cbor::publish(&self.topic, &self.value()?).into()))
                 .clone()
                 .map(Frame::Binary),
             Encoding::CborRaw => Some(Frame::Binary(
