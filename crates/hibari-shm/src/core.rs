@@ -46,6 +46,8 @@ pub(crate) struct Remote {
     pub node: Option<NodeInfo>,
     /// A reader's ring capacity.
     pub capacity: usize,
+    /// A keep-all reader's byte limit per writer (`u64::MAX`: none).
+    pub max_bytes: u64,
 }
 
 /// A peer participant.
@@ -69,6 +71,7 @@ pub(crate) struct PendingLink {
     pub peer: PeerKey,
     pub region: crate::sys::Mapping,
     pub capacity: usize,
+    pub max_bytes: u64,
     pub segments: OwnedFd,
     pub reliable: bool,
     pub replay: bool,
@@ -205,6 +208,7 @@ pub(crate) fn reader_msg(r: &ReaderShared) -> Msg {
         spec: r.spec.clone(),
         node: r.node.clone(),
         capacity: r.capacity as u32,
+        max_bytes: r.max_bytes,
     }
 }
 

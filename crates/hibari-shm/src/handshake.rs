@@ -54,6 +54,7 @@ impl CoreState {
             return;
         }
         let capacity = remote.capacity.clamp(1, MAX_CAPACITY);
+        let max_bytes = remote.max_bytes;
         let reliable = remote.spec.qos.reliability == Reliability::Reliable;
         let replay = w.transient_local && remote.spec.qos.durability == Durability::TransientLocal;
         let offer = (|| {
@@ -72,6 +73,7 @@ impl CoreState {
                 peer,
                 region: region.map,
                 capacity,
+                max_bytes,
                 segments: ours,
                 reliable,
                 replay,
@@ -266,6 +268,7 @@ impl CoreState {
             reader,
             peer,
             pending.reliable,
+            pending.max_bytes,
             rings,
             pending.segments,
             wake,

@@ -64,11 +64,18 @@
 //! # Limits
 //!
 //! - A reader's depth applies per matched writer (each pair has its own
-//!   ring); keep-all readers are bounded by `ResourceLimits::max_samples`
-//!   (at most 65 536 per writer), not by `max_bytes`.
+//!   ring). Keep-all readers are bounded by `ResourceLimits::max_samples`
+//!   (at most 65 536 per writer) and, when reliable, by `max_bytes` per
+//!   writer: payload bytes queued or still held count, and a writer past it
+//!   waits for releases or fails as when the ring is full ([`WhenFull`](hibari_transport::WhenFull)).
+//!   Best-effort keep-all readers are bounded by their ring and the
+//!   writer's memory.
 //! - A reader holding more than 4 096 samples of one writer beyond its ring
 //!   gets no more from it until it drops some; a writer's shared memory is
-//!   bounded by [`ShmConfig::max_writer_bytes`].
+//!   bounded by [`ShmConfig::max_writer_bytes`], and a keep-all writer's
+//!   also by its own `ResourceLimits::max_bytes`.
+//! - A reader maps at most 64 GiB of one writer's segments (each at most
+//!   8 GiB): a hostile writer cannot fill its address space.
 //! - Linux only (memfd, eventfd, abstract sockets, `SO_PEERCRED`), on 64-bit
 //!   targets whose 64-bit atomic loads are plain loads (x86-64, AArch64), as
 //!   peers' memory is mapped read-only.

@@ -154,6 +154,7 @@ impl CoreState {
                         spec,
                         node,
                         capacity: 0,
+                        max_bytes: u64::MAX,
                     },
                 );
                 self.graph_changed(wakes);
@@ -163,6 +164,7 @@ impl CoreState {
                 spec,
                 node,
                 capacity,
+                max_bytes,
             } => {
                 let p = self.peers.get_mut(&peer).expect("checked");
                 p.readers.insert(
@@ -171,6 +173,7 @@ impl CoreState {
                         spec,
                         node,
                         capacity: capacity as usize,
+                        max_bytes,
                     },
                 );
                 let writers: Vec<_> = self.writers.values().cloned().collect();

@@ -15,7 +15,7 @@ use thiserror::Error;
 use crate::codec::{Dec, Enc};
 
 /// Bumped on any incompatible change; peers of another version are refused.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 /// A control message.
 #[derive(Debug)]
@@ -32,12 +32,14 @@ pub(crate) enum Msg {
         spec: EndpointSpec,
         node: Option<NodeInfo>,
     },
-    /// A reader of the sender, and the ring capacity it wants.
+    /// A reader of the sender, the ring capacity it wants, and (keep-all)
+    /// the most bytes a writer may have queued for it.
     Reader {
         id: EndpointId,
         spec: EndpointSpec,
         node: Option<NodeInfo>,
         capacity: u32,
+        max_bytes: u64,
     },
     /// An endpoint of the sender went away.
     Gone { id: EndpointId },
@@ -122,12 +124,14 @@ impl Msg {
                 spec,
                 node,
                 capacity,
+                max_bytes,
             } => {
                 e.u8(5);
                 e.id(id);
                 e.spec(spec);
                 e.opt_node(node);
                 e.u32(*capacity);
+                e.u64(*max_bytes);
                 vec![]
             }
             Msg::Gone { id } => {
@@ -206,6 +210,7 @@ impl Msg {
                 spec: d.spec()?,
                 node: d.opt_node()?,
                 capacity: d.u32()?,
+                max_bytes: d.u64()?,
             },
             6 => Msg::Gone { id: d.id()? },
             7 => {
@@ -298,14 +303,19 @@ mod tests {
             spec: spec(),
             node: node.clone(),
             capacity: 9,
+            max_bytes: 1 << 20,
         }) {
             Msg::Reader {
                 id: i,
                 spec: s,
                 node: n,
                 capacity,
+                max_bytes,
             } => {
-                assert_eq!((i, s, n, capacity), (id, spec(), node, 9));
+                assert_eq!(
+                    (i, s, n, capacity, max_bytes),
+                    (id, spec(), node, 9, 1 << 20)
+                );
             }
             other => panic!("{other:?}"),
         }

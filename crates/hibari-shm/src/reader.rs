@@ -69,6 +69,9 @@ pub(crate) struct ReaderShared {
     pub node: Option<NodeInfo>,
     /// Each ring's capacity: the depth, or the keep-all sample limit.
     pub capacity: usize,
+    /// Keep-all: the most payload bytes each writer may have queued for
+    /// this reader and not yet released (`u64::MAX`: no limit).
+    pub max_bytes: u64,
     inner: Mutex<Inner>,
     pub state: EndpointState,
     /// Our eventfd, watched by the participant's thread.
@@ -86,6 +89,7 @@ impl ReaderShared {
         spec: EndpointSpec,
         node: Option<NodeInfo>,
         capacity: usize,
+        max_bytes: u64,
         core: Weak<Core>,
     ) -> rustix::io::Result<ReaderShared> {
         Ok(ReaderShared {
@@ -93,6 +97,7 @@ impl ReaderShared {
             spec,
             node,
             capacity,
+            max_bytes,
             inner: Mutex::new(Inner {
                 links: Vec::new(),
                 lost_total: 0,

@@ -28,8 +28,21 @@ use crate::sock::{self, Received};
 use crate::state::lock;
 use crate::sys::{self, Mapping};
 
-/// The largest segment a reader maps.
-const MAX_SEGMENT_LEN: u64 = 1 << 40;
+/// The largest segment a reader maps: a writer's segments are at most
+/// 256 MiB, or one chunk (at most 4 GiB) and its header.
+const MAX_SEGMENT_LEN: u64 = 1 << 33;
+
+/// The most bytes of one writer's segments a reader keeps mapped at once. A
+/// hostile writer announcing ever more (sparse, sealed) segments could
+/// otherwise fill the reader's address space; past this, its announcements
+/// are refused and samples in them count as garbage.
+const MAX_LINK_MAPPED: u64 = 64 << 30;
+
+/// Whether a segment of `len` bytes may replace one of `old` bytes in a link
+/// that maps `mapped` bytes now.
+fn admit(mapped: u64, old: u64, len: u64) -> bool {
+    len > 0 && len <= MAX_SEGMENT_LEN && mapped - old + len <= MAX_LINK_MAPPED
+}
 
 struct Release {
     releaser: Releaser,
@@ -143,6 +156,8 @@ pub(crate) struct LinkState {
     pub link: Arc<ReaderLink>,
     consumer: Consumer,
     segments: Vec<Option<Arc<Mapping>>>,
+    /// The bytes of `segments`.
+    mapped: u64,
     announcements: OwnedFd,
     /// The writer's lifespan in ns, if any.
     pub lifespan_ns: Option<u128>,
@@ -187,6 +202,7 @@ impl LinkState {
             }),
             consumer,
             segments: Vec::new(),
+            mapped: 0,
             announcements,
             lifespan_ns,
             pending_lost: 0,
@@ -274,7 +290,12 @@ impl LinkState {
                 Ok(Received::Message(13)) if buf[0] == b'S' && fds.len() == 1 => {
                     let seg = u32::from_le_bytes(buf[1..5].try_into().expect("4 bytes")) as usize;
                     let len = u64::from_le_bytes(buf[5..13].try_into().expect("8 bytes"));
-                    if seg >= MAX_SEGMENTS || len == 0 || len > MAX_SEGMENT_LEN {
+                    let old = self
+                        .segments
+                        .get(seg)
+                        .and_then(|m| m.as_ref())
+                        .map_or(0, |m| m.len() as u64);
+                    if seg >= MAX_SEGMENTS || !admit(self.mapped, old, len) {
                         continue;
                     }
                     let Some(map) = map_segment(fds.pop().expect("one fd"), len as usize) else {
@@ -283,6 +304,7 @@ impl LinkState {
                     if self.segments.len() <= seg {
                         self.segments.resize(seg + 1, None);
                     }
+                    self.mapped = self.mapped - old + len;
                     self.segments[seg] = Some(Arc::new(map));
                     if seg == want {
                         return true;
@@ -299,4 +321,25 @@ impl LinkState {
 fn map_segment(fd: OwnedFd, len: usize) -> Option<Mapping> {
     sys::check_received(fd.as_fd(), len).ok()?;
     Mapping::read_only(fd.as_fd(), len).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_maps_at_most_its_limit_of_segments() {
+        assert!(admit(0, 0, 256 << 20));
+        assert!(!admit(0, 0, 0), "an empty segment");
+        assert!(!admit(0, 0, MAX_SEGMENT_LEN + 1), "a segment too long");
+        // Eight 8 GiB segments fill 64 GiB; a ninth is refused ...
+        let mut mapped = 0;
+        for _ in 0..8 {
+            assert!(admit(mapped, 0, MAX_SEGMENT_LEN));
+            mapped += MAX_SEGMENT_LEN;
+        }
+        assert!(!admit(mapped, 0, 4096));
+        // ... but one may replace another of its size.
+        assert!(admit(mapped, MAX_SEGMENT_LEN, MAX_SEGMENT_LEN));
+    }
 }

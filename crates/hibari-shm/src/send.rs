@@ -105,18 +105,36 @@ impl WriterShared {
         }
     }
 
-    /// Step 3: waits until every reliable reader has room.
+    /// Step 3: waits until every reliable reader has room for `len` more
+    /// bytes: a slot in its ring and, keep-all, room under its byte limit.
     fn wait_for_room(
         &self,
         p: &mut Publish,
+        len: u64,
         wait: &mut Wait,
         fx: &mut Effects,
     ) -> Result<(), Refused> {
         loop {
             self.apply(p, fx);
-            let Some(full) = p.links.iter().find(|l| l.reliable && !l.has_room()) else {
-                return Ok(());
+            let Some(i) = p.links.iter().position(|l| l.reliable && !l.has_room()) else {
+                if !p.links.iter().any(|l| l.over_bytes(len)) {
+                    return Ok(());
+                }
+                Self::reclaim(p);
+                let Some(full) = p.links.iter().find(|l| l.over_bytes(len)) else {
+                    return Ok(());
+                };
+                // Over its byte limit: wait for the reader to release.
+                let deadline = wait.deadline()?;
+                full.prepare_wait(); // room_waiting: any release wakes us
+                if !full.has_releases() {
+                    sys::wait_readable(self.room.as_fd(), deadline);
+                    sys::drain(self.room.as_fd());
+                }
+                full.end_wait();
+                continue;
             };
+            let full = &p.links[i];
             let deadline = wait.deadline()?;
             if !full.prepare_wait() {
                 sys::wait_readable(self.room.as_fd(), deadline);
@@ -137,7 +155,7 @@ impl WriterShared {
         wait: &mut Wait,
         fx: &mut Effects,
     ) -> Result<(), Refused> {
-        self.wait_for_room(p, wait, fx)?;
+        self.wait_for_room(p, len as u64, wait, fx)?;
         let (seg, offset) = (chunk.seg, p.pool.offset(chunk));
         let desc = Desc {
             seg: u64::from(seg),

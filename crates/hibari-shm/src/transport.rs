@@ -127,9 +127,13 @@ impl ShmTransport {
     ) -> Result<ShmWriter, EndpointCreateError> {
         check(spec)?;
         let core = &self.handle.core;
-        let history = match spec.qos.history {
-            History::KeepLast(n) => n,
-            History::KeepAll => options.limits.max_samples,
+        let (history, max_bytes) = match spec.qos.history {
+            History::KeepLast(n) => (n, core.config.max_writer_bytes),
+            // Keep-all: its memory is bounded by its resource limits too.
+            History::KeepAll => (
+                options.limits.max_samples,
+                core.config.max_writer_bytes.min(options.limits.max_bytes),
+            ),
         };
         let shared = WriterShared::new(
             options.id.unwrap_or_else(EndpointId::random),
@@ -137,7 +141,7 @@ impl ShmTransport {
             options.node.clone(),
             options.when_full,
             history,
-            core.config.max_writer_bytes,
+            max_bytes,
             Arc::downgrade(core),
         )
         .map_err(os)?;
@@ -162,11 +166,16 @@ impl ShmTransport {
             History::KeepAll => options.limits.max_samples,
         }
         .clamp(1, MAX_CAPACITY);
+        let max_bytes = match spec.qos.history {
+            History::KeepLast(_) => u64::MAX,
+            History::KeepAll => options.limits.max_bytes as u64,
+        };
         let shared = ReaderShared::new(
             options.id.unwrap_or_else(EndpointId::random),
             spec.clone(),
             options.node.clone(),
             capacity,
+            max_bytes,
             Arc::downgrade(core),
         )
         .map_err(os)?;

@@ -38,7 +38,8 @@ impl Hasher for PosHasher {
     }
 }
 
-type Book = HashMap<u64, Chunk, BuildHasherDefault<PosHasher>>;
+/// Position → the chunk pushed there and the payload bytes it carries.
+type Book = HashMap<u64, (Chunk, u64), BuildHasherDefault<PosHasher>>;
 
 /// Samples a reader may hold (taken and not dropped) beyond its ring
 /// before it gets no more: one greedy or stuck reader cannot make a writer
@@ -60,6 +61,10 @@ pub(crate) struct WriterLink {
     pub reader: EndpointId,
     pub peer: PeerKey,
     pub reliable: bool,
+    /// A keep-all reader's limit on `booked_bytes` (`u64::MAX`: none).
+    max_bytes: u64,
+    /// Payload bytes of the samples in the book (queued or held).
+    booked_bytes: u64,
     rings: Rings,
     producer: Producer,
     reclaimer: Reclaimer,
@@ -76,6 +81,7 @@ impl WriterLink {
         reader: EndpointId,
         peer: PeerKey,
         reliable: bool,
+        max_bytes: u64,
         rings: Rings,
         segments: OwnedFd,
         wake: OwnedFd,
@@ -84,6 +90,8 @@ impl WriterLink {
             reader,
             peer,
             reliable,
+            max_bytes,
+            booked_bytes: 0,
             producer: Producer::new(rings.capacity()),
             reclaimer: Reclaimer::new(rings.release_capacity()),
             rings,
@@ -99,6 +107,16 @@ impl WriterLink {
     /// takes nothing).
     pub fn has_room(&self) -> bool {
         self.broken || self.producer.has_room(&self.rings.r())
+    }
+
+    /// Whether pushing `len` more bytes would take a reliable keep-all
+    /// reader past its byte limit (one sample always fits, so a sample
+    /// larger than the limit still goes out alone).
+    pub fn over_bytes(&self, len: u64) -> bool {
+        !self.broken
+            && self.reliable
+            && !self.book.is_empty()
+            && self.booked_bytes.saturating_add(len) > self.max_bytes
     }
 
     /// The ring's capacity.
@@ -157,8 +175,10 @@ impl WriterLink {
             Pushed::Full => false,
             Pushed::Done { dropped, wake } => {
                 pool.retain(chunk);
-                self.book.insert(pos, chunk);
-                if let Some(old) = dropped.and_then(|d| self.book.remove(&d)) {
+                self.book.insert(pos, (chunk, desc.len));
+                self.booked_bytes += desc.len;
+                if let Some((old, len)) = dropped.and_then(|d| self.book.remove(&d)) {
+                    self.booked_bytes -= len;
                     pool.release(old);
                 }
                 if wake {
@@ -179,11 +199,12 @@ impl WriterLink {
         if self.broken || !self.has_releases() {
             return;
         }
-        let book = &mut self.book;
+        let (book, bytes) = (&mut self.book, &mut self.booked_bytes);
         let drained = self
             .reclaimer
             .drain(&self.rings.w(), &self.rings.r(), |pos| {
-                if let Some(chunk) = book.remove(&pos) {
+                if let Some((chunk, len)) = book.remove(&pos) {
+                    *bytes -= len;
                     pool.release(chunk);
                 }
             });
@@ -195,9 +216,10 @@ impl WriterLink {
     /// The link is gone: every chunk still booked comes back.
     pub fn close(mut self, pool: &mut Pool) {
         self.reclaim(pool);
-        for (_, chunk) in self.book.drain() {
+        for (_, (chunk, _)) in self.book.drain() {
             pool.release(chunk);
         }
+        self.booked_bytes = 0;
     }
 
     /// Writes garbage into the ring and the segment socket, as a broken or

@@ -4,8 +4,11 @@
 //!
 //! # The runtime
 //!
-//! A [`Context`] is one domain and its transport (today the in-process one:
-//! samples are handed over, never serialized or copied). It creates
+//! A [`Context`] is one domain and its transports, chosen by themselves:
+//! within the process samples are handed over, never serialized or copied;
+//! to other processes of the host they go through shared memory, serialized
+//! once (or written in place in a [loan](Publisher::loan)) and read in place
+//! by [view subscriptions](Node::create_view_subscription). It creates
 //! [`Node`]s, whose names and topic names follow ROS 2's rules
 //! ([`names`]) and the command line's remapping rules
 //! (`--ros-args -r chatter:=talk`). A node creates [`Publisher`]s,
