@@ -20,6 +20,7 @@
 //! No executor lock is held while a callback runs: a callback may publish,
 //! create entities, or trigger guard conditions.
 
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -58,11 +59,20 @@ pub(crate) struct Core {
 
 type EntityList = Arc<[Weak<dyn Entity>]>;
 
+/// What one pass of the executor looks at.
+struct Lists {
+    entities: EntityList,
+    wakers: Arc<[Arc<NodeWaker>]>,
+    watches: EntityList,
+}
+
 struct EntityCache {
     key: (u64, u64),
     entities: EntityList,
     /// The nodes' wakers, whose eventfds the executor polls.
     wakers: Arc<[Arc<NodeWaker>]>,
+    /// The entities that watch a descriptor of their own.
+    watches: EntityList,
 }
 
 impl Default for EntityCache {
@@ -71,6 +81,7 @@ impl Default for EntityCache {
             key: (u64::MAX, u64::MAX),
             entities: Arc::new([]),
             wakers: Arc::new([]),
+            watches: Arc::new([]),
         }
     }
 }
@@ -149,7 +160,7 @@ impl Core {
 
     /// The entities of all nodes and the nodes' wakers; rebuilt only when a
     /// node or an entity was added or a node removed since the last pass.
-    fn entities(&self) -> (EntityList, Arc<[Arc<NodeWaker>]>) {
+    fn entities(&self) -> Lists {
         let nodes = lock(&self.nodes);
         let key = (
             self.nodes_version.load(Ordering::Acquire),
@@ -161,13 +172,61 @@ impl Core {
             for node in nodes.iter() {
                 node.collect_entities(&mut entities);
             }
+            let watches = entities
+                .iter()
+                .filter(|e| e.upgrade().is_some_and(|e| e.watched_fd().is_some()))
+                .cloned()
+                .collect();
             *cache = EntityCache {
                 key,
                 entities: entities.into(),
                 wakers: nodes.iter().map(|n| n.inner.waker.clone()).collect(),
+                watches,
             };
         }
-        (Arc::clone(&cache.entities), Arc::clone(&cache.wakers))
+        Lists {
+            entities: Arc::clone(&cache.entities),
+            wakers: Arc::clone(&cache.wakers),
+            watches: Arc::clone(&cache.watches),
+        }
+    }
+
+    /// Polls the nodes' eventfds and the watched descriptors — as the
+    /// executor's sleep until `sleep`'s deadline, or just a look — and marks
+    /// what it found: every entity when a node's eventfd was written, a
+    /// watch when its descriptor is readable.
+    fn poll_fds(
+        &self,
+        lists: &Lists,
+        sleep: Option<(u64, Option<Instant>)>,
+        ready: &mut Vec<bool>,
+    ) {
+        let live: Vec<Arc<dyn Entity>> = lists.watches.iter().filter_map(Weak::upgrade).collect();
+        let mut fds: Vec<BorrowedFd<'_>> = lists.wakers.iter().filter_map(|w| w.fd()).collect();
+        let eventfds = fds.len();
+        let mut owners = Vec::with_capacity(live.len());
+        for e in &live {
+            if let Some(fd) = e.watched_fd() {
+                fds.push(fd);
+                owners.push(e);
+            }
+        }
+        let fired = match sleep {
+            Some((seen, wake_at)) => self
+                .signal
+                .wait_polling(seen, wake_at, &fds, eventfds, ready),
+            None => Signal::poll_now(&fds, eventfds, ready),
+        };
+        if fired {
+            Self::probe(&lists.entities);
+        }
+        for (e, _) in owners
+            .iter()
+            .zip(ready.iter().skip(eventfds))
+            .filter(|(_, r)| **r)
+        {
+            e.fd_ready();
+        }
     }
 
     /// A node's eventfd was written: every reading entity looks again.
@@ -213,8 +272,9 @@ impl Core {
                 return false;
             }
             let seen = self.signal.generation();
-            let (entities, wakers) = self.entities();
-            let ran = self.execute_one(&entities);
+            let lists = self.entities();
+            let entities = &lists.entities;
+            let ran = self.execute_one(entities);
             if done(ran) {
                 return true;
             }
@@ -222,10 +282,7 @@ impl Core {
                 in_a_row += 1;
                 if in_a_row >= POLL_EVERY {
                     in_a_row = 0;
-                    let fds: Vec<_> = wakers.iter().filter_map(|w| w.fd()).collect();
-                    if Signal::poll_now(&fds, &mut scratch) {
-                        Self::probe(&entities);
-                    }
+                    self.poll_fds(&lists, None, &mut scratch);
                 }
                 continue;
             }
@@ -238,7 +295,11 @@ impl Core {
                 .iter()
                 .any(|e| e.upgrade().is_some_and(|e| e.busy()))
             {
-                // A busy-polling subscription: never sleep.
+                // A busy-polling subscription: never sleep (but look at
+                // watched descriptors, if any).
+                if !lists.watches.is_empty() {
+                    self.poll_fds(&lists, None, &mut scratch);
+                }
                 std::hint::spin_loop();
                 continue;
             }
@@ -250,10 +311,7 @@ impl Core {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
-            let fds: Vec<_> = wakers.iter().filter_map(|w| w.fd()).collect();
-            if self.signal.wait_polling(seen, wake_at, &fds, &mut scratch) {
-                Self::probe(&entities);
-            }
+            self.poll_fds(&lists, Some((seen, wake_at)), &mut scratch);
         }
     }
 }

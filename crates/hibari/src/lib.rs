@@ -75,6 +75,7 @@
 pub mod callback;
 mod context;
 mod executor;
+mod fd_watch;
 mod generic;
 mod graph;
 pub mod loan;
@@ -118,6 +119,7 @@ pub use events::{
     PublisherOptions, SubscriptionEventCallbacks, SubscriptionOptions,
 };
 pub use executor::{NodeAddError, SingleThreadedExecutor};
+pub use fd_watch::FdWatch;
 pub use future::{ResponseFuture, SpinError};
 pub use generic::Serialized;
 pub use generic_client::{GenericClient, GenericResponseFuture};

@@ -34,6 +34,13 @@ pub(crate) trait Entity: Send + Sync {
     fn busy(&self) -> bool {
         false
     }
+    /// A descriptor the executor polls for this entity (an
+    /// [`FdWatch`](crate::FdWatch)).
+    fn watched_fd(&self) -> Option<BorrowedFd<'_>> {
+        None
+    }
+    /// The descriptor of [`watched_fd`](Entity::watched_fd) is readable.
+    fn fd_ready(&self) {}
 }
 
 /// Locks an entity's callback for one run, or `None` when another thread is

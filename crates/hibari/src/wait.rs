@@ -155,20 +155,28 @@ impl Signal {
     }
 
     /// The executor's sleep: like [`wait`](Self::wait), but the thread that
-    /// gets to poll also wakes when one of `fds` (nodes' eventfds) is
-    /// written. Returns whether one was (each is reset): the caller then
-    /// looks at every entity, since it cannot tell which reader armed it.
+    /// gets to poll also wakes when one of `fds` is readable. The first
+    /// `eventfds` of them are nodes' eventfds, reset here; the others are
+    /// descriptors users watch, left as they are. Afterwards `ready[i]` tells
+    /// whether `fds[i]` was readable (all `false` for a thread that slept on
+    /// the condition variable instead). Returns whether a node's eventfd
+    /// was written: the caller then looks at every entity, since it cannot
+    /// tell which reader armed it.
     pub fn wait_polling(
         &self,
         seen: u64,
         deadline: Option<Instant>,
         fds: &[BorrowedFd<'_>],
-        scratch: &mut Vec<bool>,
+        eventfds: usize,
+        ready: &mut Vec<bool>,
     ) -> bool {
+        ready.clear();
+        ready.resize(fds.len(), false);
         let Some(efd) = self.efd.get_or_init(new_eventfd).as_ref() else {
-            // No eventfd to be had: sleep briefly and look everywhere.
+            // No eventfd to be had: sleep briefly, then look everywhere.
             let short = Instant::now() + Duration::from_millis(1);
             self.wait(seen, Some(deadline.map_or(short, |d| d.min(short))));
+            Self::poll_now(fds, eventfds, ready);
             return true;
         };
         let mut st = lock(&self.state);
@@ -184,17 +192,16 @@ impl Signal {
         let mut all = Vec::with_capacity(fds.len() + 1);
         all.push(efd.as_fd());
         all.extend_from_slice(fds);
-        poll_in(&all, deadline, scratch);
-        if scratch[0] {
+        let mut flags = Vec::new();
+        poll_in(&all, deadline, &mut flags);
+        if flags.first() == Some(&true) {
             drain_eventfd(efd.as_fd());
         }
-        let mut fired = false;
-        for (fd, _) in fds.iter().zip(&scratch[1..]).filter(|(_, r)| **r) {
-            fired |= drain_eventfd(*fd);
-        }
+        ready.copy_from_slice(&flags[1..]);
+        let fired = Self::drain(fds, eventfds, ready);
         let mut st = lock(&self.state);
         st.polling = false;
-        if fired {
+        if ready.iter().any(|r| *r) {
             st.generation = st.generation.wrapping_add(1);
         }
         // Another thread may take over polling (and sees a new generation).
@@ -206,18 +213,25 @@ impl Signal {
         fired
     }
 
-    /// Looks (without sleeping) whether one of `fds` was written, resetting
-    /// them: a busy executor does this now and then, since no thread polls
-    /// while every thread runs callbacks.
-    pub fn poll_now(fds: &[BorrowedFd<'_>], scratch: &mut Vec<bool>) -> bool {
-        if fds.is_empty() {
-            return false;
-        }
-        poll_in(fds, Some(Instant::now()), scratch);
+    /// Resets the readable eventfds among the first `eventfds` of `fds`;
+    /// returns whether there was one.
+    fn drain(fds: &[BorrowedFd<'_>], eventfds: usize, ready: &[bool]) -> bool {
         let mut fired = false;
-        for (fd, _) in fds.iter().zip(scratch.iter()).filter(|(_, r)| **r) {
+        for (fd, _) in fds[..eventfds].iter().zip(ready).filter(|(_, r)| **r) {
             fired |= drain_eventfd(*fd);
         }
         fired
+    }
+
+    /// [`wait_polling`](Self::wait_polling) without sleeping: a busy
+    /// executor does this now and then, since no thread polls while every
+    /// thread runs callbacks.
+    pub fn poll_now(fds: &[BorrowedFd<'_>], eventfds: usize, ready: &mut Vec<bool>) -> bool {
+        if fds.is_empty() {
+            ready.clear();
+            return false;
+        }
+        poll_in(fds, Some(Instant::now()), ready);
+        Self::drain(fds, eventfds, ready)
     }
 }
