@@ -21,6 +21,7 @@ released while waiting and copying.
 
 from ._hibari import (
     HibariError,
+    Loan,
     SampleInfo,
     ServiceGoneError,
     ServiceUnavailableError,
@@ -38,7 +39,7 @@ from .executors import (
     spin_until_future_complete,
 )
 from .futures import Future
-from .node import MutuallyExclusiveCallbackGroup, Node, ReentrantCallbackGroup
+from .node import CallbackGroup, MutuallyExclusiveCallbackGroup, Node, ReentrantCallbackGroup
 from .qos import (
     DurabilityPolicy,
     HistoryPolicy,
@@ -58,8 +59,8 @@ from . import _hibari
 __version__: str = _hibari.__version__
 
 __all__ = [
-    "Client", "Context", "DurabilityPolicy", "Executor", "Future", "HibariError", "HistoryPolicy",
-    "LivelinessPolicy", "MultiThreadedExecutor", "MutuallyExclusiveCallbackGroup", "Node",
+    "CallbackGroup", "Client", "Context", "DurabilityPolicy", "Executor", "Future", "HibariError", "HistoryPolicy",
+    "LivelinessPolicy", "Loan", "MultiThreadedExecutor", "MutuallyExclusiveCallbackGroup", "Node",
     "Publisher", "QoSPresetProfiles", "QoSProfile", "ReentrantCallbackGroup", "ReliabilityPolicy",
     "SampleInfo", "Service", "ServiceGoneError", "ServiceUnavailableError", "SingleThreadedExecutor",
     "Subscription", "create_node", "get_default_context", "get_global_executor", "has_interprocess",

@@ -6,6 +6,8 @@ import threading
 import weakref
 from typing import Any, Callable, Optional, Set
 
+import numpy as np
+
 from .futures import Future
 
 __all__ = ["Publisher", "Subscription", "Service", "Client"]
@@ -17,8 +19,12 @@ class Publisher:
     ``publish(msg)`` checks the message (TypeError/ValueError naming the
     field), encodes it in Rust and hands it to the transport; arrays given as
     numpy arrays or ``bytes`` are copied once, into the message's buffer,
-    with the GIL released. An ``Image`` whose ``data`` is an ``(h, w, 3)``
-    uint8 array (an OpenCV frame) is published as is.
+    with the GIL released: into shared memory when a subscription in
+    another process is matched, else into the buffer this process's
+    subscriptions share. An ``Image`` whose ``data`` is an ``(h, w, 3)``
+    uint8 array (an OpenCV frame) is published as is. ``loan`` /
+    ``loan_image`` give a message whose array you fill in place, in the
+    memory the transport carries; ``publish(loan)`` then copies nothing.
     """
 
     __slots__ = ("_inner", "msg_type", "qos_profile", "publish", "__weakref__")
@@ -28,6 +34,44 @@ class Publisher:
         self.msg_type = msg_type
         self.qos_profile = qos_profile
         self.publish: Callable[[Any], None] = inner.publish
+
+    def loan(self, message: Any, field: str, count: int, *, dtype: Any = None,
+             shape: Any = None) -> Any:
+        """Lends memory for ``message`` with its numeric array ``field`` left
+        as a writable numpy array of ``count`` elements, over the bytes the
+        transport will carry (shared memory when a subscription in another
+        process is matched; then nothing is copied again).
+
+        Fill ``loan.data`` (or ``loan.message.<field>``; its contents are
+        undefined until you do), set the other fields if you like (strings
+        and sequences must keep their lengths), then ``publish(loan)``. The
+        publish refuses (``BufferError``) while a variable or a view still
+        refers to the array: fill it with ``loan.data[:] = ...``,
+        ``np.copyto(loan.data, ...)`` or ``cv2.xxx(..., dst=loan.array)``,
+        or ``del`` your references first. ``dtype`` and ``shape`` give
+        ``loan.array`` its form (the same memory).
+        """
+        return self._inner.loan(message, field, count, dtype, shape)
+
+    def loan_image(self, height: int, width: int, encoding: str, *, frame_id: str = "",
+                   header: Any = None) -> Any:
+        """A loan of a ``sensor_msgs/Image`` of ``height`` x ``width``
+        pixels of ``encoding`` (``rgb8``, ``mono16``, ``8UC3``...):
+        ``loan.array`` is the writable ``(height, width[, channels])`` array
+        of its pixels; see ``loan``."""
+        from .image import _layout
+        from .msg.sensor_msgs import Image  # type: ignore[attr-defined]
+
+        dtype, channels = _layout(encoding)
+        dtype = np.dtype(dtype)
+        step = width * channels * dtype.itemsize
+        image = Image(height=height, width=width, encoding=encoding, is_bigendian=0, step=step)
+        if header is not None:
+            image.header = header
+        else:
+            image.header.frame_id = frame_id
+        shape = (height, width, channels) if channels > 1 else (height, width)
+        return self._inner.loan(image, "data", height * step, dtype, shape)
 
     def publish_raw(self, cdr: bytes) -> None:
         """Publishes CDR bytes as they are (header included)."""
@@ -40,6 +84,12 @@ class Publisher:
     @property
     def topic(self) -> str:
         return self.topic_name
+
+    @property
+    def loaned_publishes(self) -> int:
+        """How many ``publish(msg)`` calls wrote straight into shared memory
+        (one copy), because a subscription in another process was matched."""
+        return int(self._inner.loaned_publishes)
 
     def get_subscription_count(self) -> int:
         return int(self._inner.get_subscription_count())

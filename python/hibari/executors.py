@@ -1,10 +1,11 @@
 """Executors: they run the callbacks of the nodes added to them.
 
 ``SingleThreadedExecutor`` runs callbacks one at a time on the thread that
-spins it; ``MultiThreadedExecutor`` on a pool of threads (callbacks of one
-node still run one at a time: each node's callbacks are in one mutually
-exclusive group, and Python callbacks take the GIL anyway — the pool helps
-when callbacks wait, e.g. on I/O or service calls). Waiting is done in Rust
+spins it; ``MultiThreadedExecutor`` on a pool of threads, as callback groups
+allow: a node's callbacks run one at a time in its default (mutually
+exclusive) group, callbacks of a ``ReentrantCallbackGroup`` or of different
+groups may overlap. Python callbacks take the GIL, so the pool helps when
+callbacks wait, e.g. on I/O, sleeps or service calls. Waiting is done in Rust
 with the GIL released, without polling; Ctrl-C interrupts a spin. An
 exception raised by a callback stops the spin and is raised from it.
 

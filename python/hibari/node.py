@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import inspect
 import logging
+import threading
+import warnings
 from typing import Any, Callable, List, Optional, Tuple
 
 from . import _hibari
@@ -20,15 +22,70 @@ from .context import Context, get_default_context
 from .entities import Client, Publisher, Service, Subscription
 from .qos import QoSLike, as_tuple, qos_profile_services_default
 
-__all__ = ["Node", "MutuallyExclusiveCallbackGroup", "ReentrantCallbackGroup"]
+__all__ = ["Node", "CallbackGroup", "MutuallyExclusiveCallbackGroup", "ReentrantCallbackGroup"]
 
 
-class MutuallyExclusiveCallbackGroup:
-    """Accepted for rclpy compatibility; see ``Node.create_subscription``."""
+class CallbackGroup:
+    """Which callbacks may run at the same time (rclpy's ``CallbackGroup``).
+
+    A ``MutuallyExclusiveCallbackGroup`` runs one of its callbacks at a time,
+    whatever the executor; a ``ReentrantCallbackGroup`` lets a
+    ``MultiThreadedExecutor`` run callbacks of different entities at once
+    (one entity never overlaps itself). Python callbacks hold the GIL, so
+    "at once" means while they wait: on I/O, ``time.sleep``, a service call.
+    A group may hold entities of several nodes. Entities created without a
+    group join their node's default group, mutually exclusive.
+
+    Timers and guard conditions honour groups now. Subscriptions and
+    services stay in their node's default group until hibari's Rust API can
+    put a generic (run-time typed) subscription or service in a group; they
+    warn once when given another group. Clients need no executor.
+    """
+
+    _reentrant = False
+
+    def __init__(self) -> None:
+        self._inner: Any = None
+        self._lock = threading.Lock()
+
+    def _for(self, node: "Node") -> Any:
+        """The extension's group, made on first use (through any node)."""
+        with self._lock:
+            if self._inner is None:
+                self._inner = node._inner.create_callback_group(self._reentrant)
+            return self._inner
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
-class ReentrantCallbackGroup:
-    """Accepted for rclpy compatibility; see ``Node.create_subscription``."""
+class MutuallyExclusiveCallbackGroup(CallbackGroup):
+    """Runs one of its callbacks at a time (a node's default group is one)."""
+
+
+class ReentrantCallbackGroup(CallbackGroup):
+    """Lets a multi-threaded executor run its callbacks in parallel."""
+
+    _reentrant = True
+
+
+_warned_groups: set = set()
+
+
+def _ignored_group(group: Any, node: "Node", what: str) -> None:
+    if group is None or group is node.default_callback_group or what in _warned_groups:
+        return
+    _warned_groups.add(what)
+    warnings.warn(f"hibari: {what} run in their node's default callback group for now "
+                  "(the group given is not used)", RuntimeWarning, stacklevel=3)
+
+
+def _group(group: Any, node: "Node") -> Any:
+    if group is None:
+        return None
+    if not isinstance(group, CallbackGroup):
+        raise TypeError(f"expected a callback group (hibari.ReentrantCallbackGroup, ...), got {group!r}")
+    return group._for(node)
 
 
 def _type_name(cls: Any, what: str) -> str:
@@ -56,10 +113,10 @@ def _takes_info(callback: Callable[..., Any]) -> bool:
 class Node:
     """A named participant (rclpy's ``Node``); subclass it or use it as is.
 
-    Callback groups are accepted for compatibility and not used: a node's
-    callbacks run one at a time (its default, mutually exclusive group), and
-    a callback may call ``Client.call`` synchronously anyway, because clients
-    need no executor.
+    Its callbacks run in its default, mutually exclusive callback group
+    unless given another (see ``CallbackGroup``); a callback may call
+    ``Client.call`` synchronously in any group, because clients need no
+    executor.
     """
 
     def __init__(self, node_name: str, *, context: Optional[Context] = None,
@@ -68,6 +125,17 @@ class Node:
         self._inner = _hibari.Node(self._context._inner, node_name, namespace or "/")
         self._entities: List[Any] = []
         self._logger = logging.getLogger(self._inner.fully_qualified_name.lstrip("/").replace("/", "."))
+        self._default_group = MutuallyExclusiveCallbackGroup()
+
+    @property
+    def default_callback_group(self) -> CallbackGroup:
+        """The group of entities created without one (mutually exclusive)."""
+        return self._default_group
+
+    def create_callback_group(self, reentrant: bool = False) -> CallbackGroup:
+        """A new group (``ReentrantCallbackGroup()`` and
+        ``MutuallyExclusiveCallbackGroup()`` make them too)."""
+        return ReentrantCallbackGroup() if reentrant else MutuallyExclusiveCallbackGroup()
 
     # --- names -------------------------------------------------------------
     @property
@@ -107,6 +175,7 @@ class Node:
         """A subscription calling ``callback(msg)`` or ``callback(msg, info)``
         for each message (``raw``: ``msg`` is a read-only uint8 numpy array of
         the CDR bytes)."""
+        _ignored_group(callback_group, self, "subscriptions")
         inner = self._inner.create_subscription(
             _type_name(msg_type, "message"), topic, as_tuple(qos_profile), callback,
             _takes_info(callback), raw)
@@ -124,19 +193,27 @@ class Node:
 
     def create_timer(self, timer_period_sec: float, callback: Callable[[], Any],
                      callback_group: Any = None, **_: Any) -> Any:
-        """A timer calling ``callback()`` every ``timer_period_sec`` seconds."""
-        return self._keep(self._inner.create_timer(float(timer_period_sec), callback))
+        """A timer calling ``callback()`` every ``timer_period_sec`` seconds,
+        in ``callback_group`` (default: the node's)."""
+        return self._keep(self._inner.create_timer(float(timer_period_sec), callback,
+                                                   self._group_of(callback_group)))
 
     def create_guard_condition(self, callback: Callable[[], Any], callback_group: Any = None) -> Any:
         """A guard condition: ``trigger()`` it (from any thread) to have the
-        executor call ``callback()``."""
-        return self._keep(self._inner.create_guard_condition(callback))
+        executor call ``callback()`` (in ``callback_group``, default: the node's)."""
+        return self._keep(self._inner.create_guard_condition(callback, self._group_of(callback_group)))
+
+    def _group_of(self, group: Any) -> Any:
+        if group is None or group is self._default_group:
+            return None
+        return _group(group, self)
 
     def create_service(self, srv_type: type, srv_name: str,
                        callback: Callable[[Any, Any], Any], *,
                        qos_profile: QoSLike = qos_profile_services_default,
                        callback_group: Any = None) -> Service:
         """A server answering with ``callback(request, response) -> response``."""
+        _ignored_group(callback_group, self, "services")
         inner = self._inner.create_service(_type_name(srv_type, "service"), srv_name,
                                            as_tuple(qos_profile), callback)
         return self._keep(Service(inner, srv_type, callback))

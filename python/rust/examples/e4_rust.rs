@@ -1,55 +1,129 @@
-//! The Rust side of `python/bench/e4.py` (EXPERIMENTS.md E4, in one
-//! process): the time of the publish call and the end-to-end latency of a
-//! `sensor_msgs/Image` of each size, printed as one JSON object per line.
+//! The Rust side of `python/bench/e4.py` (EXPERIMENTS.md E4): the time of the
+//! publish call and the end-to-end latency of a `sensor_msgs/Image` of each
+//! size, in one process or between two, reliable or best effort. Prints one
+//! JSON object per series, with every sample (µs), for e4.py to summarize.
 //!
 //! ```text
-//! e4_rust [--sizes 1024,4194304] [--mode thread|same] [--iterations N]
+//! e4_rust [--sizes 1024,4194304] [--mode thread|same|procs] [--qos reliable|best_effort]
+//!         [--variant publish|loan] [--iterations N]
+//! e4_rust sub --size N --count N --qos Q --topic T      (the subscriber process of `procs`)
 //! ```
 //!
 //! Each iteration builds the message from the application's pixel buffer
 //! (`pixels.clone()`: the one copy a Rust application makes, as Python's
 //! publish makes one), publishes it, and waits for the callback before the
 //! next (closed loop, no queueing). "publish" is the build and the call;
-//! "e2e" ends at the first clock reading in the callback. In `thread` mode a
-//! `SingleThreadedExecutor` spins on its own thread; in `same` mode the
-//! publishing thread runs `spin_once` itself.
+//! "e2e" ends at the first clock reading in the callback. `thread`: a
+//! `SingleThreadedExecutor` spins on its own thread; `same`: the publishing
+//! thread runs `spin_once`; `procs`: the subscriber is another process (this
+//! program, `sub`), on the default context's shared memory, whose view
+//! subscription reads the frame in place (as Python's numpy view does), stamps
+//! its reception against `header.stamp` (CLOCK_REALTIME) and acknowledges it
+//! with a byte on its stdout. (In one process the subscription is a typed
+//! one: the value is handed over, nothing is encoded.) `--variant loan` lends the
+//! message from the publisher (`loan_message`, the data a hole) and copies the
+//! pixels into it: one copy in all, as Python's `loan_image` + `np.copyto`.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use hibari::msg::sensor_msgs::msg::Image;
+use hibari::msg::sensor_msgs::msg::{Image, ImageView};
 use hibari::{Context, QosProfile, SingleThreadedExecutor};
 
-const DEFAULT_SIZES: [usize; 8] = [
-    1024, 4096, 16384, 65536, 262_144, 1_048_576, 4_194_304, 6_220_800,
-];
+type Error = Box<dyn std::error::Error>;
+
+const DEFAULT_SIZES: [usize; 5] = [1024, 65536, 1_048_576, 4_194_304, 6_220_800];
 
 fn iterations(size: usize) -> usize {
-    (2_000_000_000 / size).clamp(200, 5000)
+    (500_000_000 / size).clamp(100, 2000)
 }
 
-fn stats(mut v: Vec<f64>) -> String {
-    v.sort_by(f64::total_cmp);
-    let pct = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    format!(
-        "{{\"mean\": {mean:.2}, \"p50\": {:.2}, \"p90\": {:.2}, \"p99\": {:.2}}}",
-        pct(0.5),
-        pct(0.9),
-        pct(0.99)
-    )
+fn qos(name: &str) -> Result<QosProfile, Error> {
+    match name {
+        "reliable" => Ok(QosProfile::default().reliable().keep_last(10)),
+        "best_effort" => Ok(QosProfile::default().best_effort().keep_last(10)),
+        other => Err(format!("--qos reliable|best_effort, not `{other}`").into()),
+    }
 }
 
-fn run(size: usize, mode: &str, n: usize) -> Result<String, Box<dyn std::error::Error>> {
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+fn cpu_s() -> f64 {
+    let mut s = String::new();
+    // utime + stime of this process, in clock ticks (100 Hz on Linux).
+    if std::fs::File::open("/proc/self/stat")
+        .and_then(|mut f| f.read_to_string(&mut s))
+        .is_err()
+    {
+        return 0.0;
+    }
+    let rest = s.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
+fn list(v: &[f64]) -> String {
+    let items: Vec<String> = v.iter().map(|x| format!("{x:.2}")).collect();
+    format!("[{}]", items.join(","))
+}
+
+fn image(pixels: &[u8], stamp_ns: u64) -> Image {
+    let mut image = Image {
+        height: 1,
+        width: pixels.len() as u32,
+        encoding: "mono8".into(),
+        step: pixels.len() as u32,
+        data: pixels.to_vec(),
+        ..Image::default()
+    };
+    image.header.stamp.sec = (stamp_ns / 1_000_000_000) as i32;
+    image.header.stamp.nanosec = (stamp_ns % 1_000_000_000) as u32;
+    image
+}
+
+/// Publishes one frame of `pixels`: built and published, or lent and filled.
+fn send(
+    publisher: &hibari::Publisher<Image>,
+    pixels: &[u8],
+    stamp_ns: u64,
+    loan: bool,
+) -> Result<(), Error> {
+    if !loan {
+        publisher.publish(image(pixels, stamp_ns))?;
+        return Ok(());
+    }
+    let mut template = image(&[], stamp_ns);
+    template.width = pixels.len() as u32;
+    template.step = pixels.len() as u32;
+    let (mut lent, hole) = publisher.loan_message(&template, "data", pixels.len())?;
+    lent[hole].copy_from_slice(pixels);
+    lent.send()?;
+    Ok(())
+}
+
+fn one_process(
+    size: usize,
+    mode: &str,
+    qos: QosProfile,
+    n: usize,
+    loan: bool,
+) -> Result<String, Error> {
     let context = Context::builder().isolated().create()?;
     let node = context.create_node("e4")?;
     let (tx, rx) = mpsc::channel::<Instant>();
-    let _sub = node.create_subscription("/e4", QosProfile::default(), move |msg: Image| {
+    let _sub = node.create_subscription("/e4", qos, move |msg: Image| {
         let now = Instant::now();
         std::hint::black_box(msg.data.first());
         let _ = tx.send(now);
     })?;
-    let publisher = node.create_publisher::<Image>("/e4", QosProfile::default())?;
+    let publisher = node.create_publisher::<Image>("/e4", qos)?;
     let executor = std::sync::Arc::new(SingleThreadedExecutor::new());
     executor.add_node(&node)?;
     let spinner = (mode == "thread").then(|| {
@@ -59,17 +133,11 @@ fn run(size: usize, mode: &str, n: usize) -> Result<String, Box<dyn std::error::
     let pixels = vec![7u8; size];
     let warmup = n / 10 + 5;
     let (mut publish, mut e2e) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let cpu0 = cpu_s();
+    let wall = Instant::now();
     for i in 0..warmup + n {
         let t0 = Instant::now();
-        let image = Image {
-            height: 1,
-            width: size as u32,
-            encoding: "mono8".into(),
-            step: size as u32,
-            data: pixels.clone(),
-            ..Image::default()
-        };
-        publisher.publish(image)?;
+        send(&publisher, &pixels, 0, loan)?;
         let t1 = Instant::now();
         if spinner.is_none() {
             executor.spin_once(Duration::from_secs(5));
@@ -80,24 +148,142 @@ fn run(size: usize, mode: &str, n: usize) -> Result<String, Box<dyn std::error::
             e2e.push((t2 - t0).as_secs_f64() * 1e6);
         }
     }
+    let (cpu, secs) = (cpu_s() - cpu0, wall.elapsed().as_secs_f64());
     executor.cancel();
     if let Some(s) = spinner {
         let _ = s.join();
     }
     Ok(format!(
-        "{{\"impl\": \"rust\", \"mode\": \"{mode}\", \"size\": {size}, \"n\": {n}, \"publish_us\": {}, \"e2e_us\": {}}}",
-        stats(publish),
-        stats(e2e)
+        "{{\"impl\": \"rust\", \"loan\": {loan}, \"mode\": \"{mode}\", \"size\": {size}, \"n\": {n}, \"cpu_pub_s\": {cpu:.3}, \"cpu_sub_s\": 0, \"duration_s\": {secs:.3}, \"publish_us\": {}, \"e2e_us\": {}}}",
+        list(&publish),
+        list(&e2e)
     ))
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn two_processes(size: usize, qos_name: &str, n: usize, loan: bool) -> Result<String, Error> {
+    let topic = format!("/e4_rust_{}", std::process::id());
+    let warmup = n / 10 + 5;
+    let count = warmup + n;
+    let mut child = Command::new(std::env::current_exe()?)
+        .args([
+            "sub",
+            "--size",
+            &size.to_string(),
+            "--count",
+            &count.to_string(),
+        ])
+        .args(["--qos", qos_name, "--topic", &topic])
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let mut out = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut line = String::new();
+    out.read_line(&mut line)?;
+    if line.trim() != "ready" {
+        return Err(format!("the subscriber said {line:?}").into());
+    }
+    let context = Context::new()?;
+    let node = context.create_node("e4_pub")?;
+    let publisher = node.create_publisher::<Image>(&topic, qos(qos_name)?)?;
+    if !publisher.wait_for_subscribers(1, Duration::from_secs(10)) {
+        return Err("the subscriber process did not match".into());
+    }
+    let pixels = vec![7u8; size];
+    let mut publish = Vec::with_capacity(n);
+    let mut ack = [0u8; 1];
+    let cpu0 = cpu_s();
+    let wall = Instant::now();
+    for i in 0..count {
+        let t0 = Instant::now();
+        send(&publisher, &pixels, now_ns(), loan)?;
+        let t1 = Instant::now();
+        out.read_exact(&mut ack)?;
+        if i >= warmup {
+            publish.push((t1 - t0).as_secs_f64() * 1e6);
+        }
+    }
+    let (cpu, secs) = (cpu_s() - cpu0, wall.elapsed().as_secs_f64());
+    line.clear();
+    out.read_line(&mut line)?;
+    child.wait()?;
+    // The subscriber's line: {"e2e_us": [...], "cpu_s": x}; drop the warm-up.
+    let e2e_all = line
+        .split_once('[')
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .ok_or("bad subscriber line")?
+        .0;
+    let e2e: Vec<f64> = e2e_all
+        .split(',')
+        .skip(warmup)
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    let cpu_sub = line
+        .rsplit_once("\"cpu_s\": ")
+        .and_then(|(_, v)| v.trim_end_matches(['}', '\n', ' ']).parse::<f64>().ok())
+        .unwrap_or(0.0);
+    Ok(format!(
+        "{{\"impl\": \"rust\", \"loan\": {loan}, \"mode\": \"procs\", \"size\": {size}, \"n\": {n}, \"cpu_pub_s\": {cpu:.3}, \"cpu_sub_s\": {cpu_sub:.3}, \"duration_s\": {secs:.3}, \"publish_us\": {}, \"e2e_us\": {}}}",
+        list(&publish),
+        list(&e2e)
+    ))
+}
+
+/// The subscriber process of `procs`.
+fn subscriber(size: usize, count: usize, qos_name: &str, topic: &str) -> Result<(), Error> {
+    let context = Context::new()?;
+    let node = context.create_node("e4_sub")?;
+    let (tx, rx) = mpsc::channel::<f64>();
+    // A view subscription: the frame is read where it lies in shared memory,
+    // as Python's numpy view reads it (a typed one would copy it out).
+    let on_frame = move |view: ImageView<'_>, _: &hibari::SampleInfo| {
+        let now = now_ns();
+        let stamp = view.header.stamp.sec as u64 * 1_000_000_000 + view.header.stamp.nanosec as u64;
+        std::hint::black_box(view.data.as_bytes().first());
+        let _ = tx.send(now.saturating_sub(stamp) as f64 / 1e3);
+        let _ = std::io::stdout()
+            .lock()
+            .write_all(b".")
+            .and_then(|()| std::io::stdout().flush());
+    };
+    let _sub = node.create_view_subscription::<Image, _>(topic, qos(qos_name)?, on_frame)?;
+    let executor = std::sync::Arc::new(SingleThreadedExecutor::new());
+    executor.add_node(&node)?;
+    let e = executor.clone();
+    let spinner = std::thread::spawn(move || e.spin());
+    println!("ready");
+    let cpu0 = cpu_s();
+    let mut e2e = Vec::with_capacity(count);
+    for _ in 0..count {
+        let v = rx.recv_timeout(Duration::from_secs(20))?;
+        if v.is_finite() && e2e.len() < count {
+            e2e.push(v);
+        }
+    }
+    executor.cancel();
+    let _ = spinner.join();
+    let _ = size;
+    println!(
+        "{{\"e2e_us\": {}, \"cpu_s\": {:.3}}}",
+        list(&e2e),
+        cpu_s() - cpu0
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str| {
         args.iter()
             .position(|a| a == flag)
             .and_then(|i| args.get(i + 1).cloned())
     };
+    let qos_name = value("--qos").unwrap_or_else(|| "reliable".into());
+    if args.get(1).map(String::as_str) == Some("sub") {
+        let num = |flag: &str| -> Result<usize, Error> {
+            Ok(value(flag).ok_or(format!("{flag} is needed"))?.parse()?)
+        };
+        let topic = value("--topic").ok_or("--topic is needed")?;
+        return subscriber(num("--size")?, num("--count")?, &qos_name, &topic);
+    }
     let sizes: Vec<usize> = match value("--sizes") {
         Some(list) => list.split(',').map(str::parse).collect::<Result<_, _>>()?,
         None => DEFAULT_SIZES.to_vec(),
@@ -107,12 +293,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => vec!["thread".to_string(), "same".to_string()],
     };
     let fixed: Option<usize> = value("--iterations").map(|n| n.parse()).transpose()?;
+    let loan = value("--variant").is_some_and(|v| v == "loan");
     for mode in &modes {
         for &size in &sizes {
-            println!(
-                "{}",
-                run(size, mode, fixed.unwrap_or_else(|| iterations(size)))?
-            );
+            let n = fixed.unwrap_or_else(|| iterations(size));
+            let line = if mode == "procs" {
+                two_processes(size, &qos_name, n, loan)?
+            } else {
+                one_process(size, mode, qos(&qos_name)?, n, loan)?
+            };
+            println!("{line}");
         }
     }
     Ok(())

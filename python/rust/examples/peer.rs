@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! peer talk <topic> <count>     publish <count> 2x2 rgb8 Images (data all N, frame_id "rust N")
-//! peer listen <topic> <count>   print "heard <frame_id> <data[0]> <len(data)>" per Image
+//! peer listen <topic> <count>   print "heard <frame_id> <data[0]> <len(data)> <fnv1a64(data)>" per Image
 //! peer serve <service>          answer std_srvs/SetBool with success = !data, message "rust"
 //! peer call <service>           call std_srvs/SetBool with data = true, print the response
 //! ```
@@ -30,6 +30,13 @@ fn image(n: u8) -> Image {
     };
     image.header.frame_id = format!("rust {n}");
     image
+}
+
+/// FNV-1a, 64 bits: a checksum the tests compute in Python too.
+fn fnv1a64(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -68,7 +75,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 let msg = rx.recv_timeout(PATIENCE)?;
                 let first = msg.data.first().copied().unwrap_or(0);
-                println!("heard {} {first} {}", msg.header.frame_id, msg.data.len());
+                println!(
+                    "heard {} {first} {} {:016x}",
+                    msg.header.frame_id,
+                    msg.data.len(),
+                    fnv1a64(&msg.data)
+                );
             }
         }
         "serve" => {

@@ -59,6 +59,7 @@ impl Queue {
 #[pyclass(frozen, module = "hibari._hibari")]
 pub struct AsyncSubscription {
     _inner: hibari::Subscription<Serialized>,
+    _local: crate::local::LocalSubscription,
     queue: Arc<Queue>,
     /// The reading end of the wake-up socket pair.
     readable: UnixStream,
@@ -89,6 +90,7 @@ impl AsyncSubscription {
             .create_generic_subscription(topic, &schema.type_name, qos, move |b, i| q.push(b, i))
             .map_err(value_error)?;
         Ok(AsyncSubscription {
+            _local: crate::local::LocalSubscription::of(node, inner.topic()),
             _inner: inner,
             queue,
             readable,

@@ -8,7 +8,7 @@
 //! without the GIL. [`Encoded::encode`] walks the message with the GIL held
 //! and writes everything small (scalars, strings, short arrays) into a
 //! skeleton, leaving a gap for each big array (a numpy array or `bytes`,
-//! held, not copied). [`Encoded::assemble`] then copies skeleton and arrays
+//! held, not copied). [`assemble`](crate::pieces::assemble) then copies skeleton and arrays
 //! into the final buffer in one pass, and may run with the GIL released.
 //! The layout is ROS 2's little-endian CDR, alignment counted from the end
 //! of the 4-byte header, as hibari-cdr writes it.
@@ -20,6 +20,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::fields::{integer, sequence, type_name_of, FieldError, Result};
+use crate::pieces::{HolePlace, HoleSpec, Piece};
+
+mod hole;
 use crate::schema::{Base, FieldSchema, Schema};
 
 #[cfg(target_endian = "big")]
@@ -32,6 +35,8 @@ const SMALL: usize = 4096;
 enum Source<'py> {
     Bytes(Bound<'py, PyBytes>),
     Array(PyReadonlyArrayDyn<'py, u8>),
+    /// A loan's hole of this many bytes: left as it is, filled in place.
+    Hole(usize),
 }
 
 /// A message laid out but for its big arrays (see the [module](self)).
@@ -41,22 +46,61 @@ pub(crate) struct Encoded<'py> {
     gaps: Vec<(usize, Source<'py>)>,
     /// The final length.
     len: usize,
+    /// The hole asked for (field, count), then where it went.
+    hole: Option<(String, usize)>,
+    placed: Option<HolePlace>,
 }
 
 impl<'py> Encoded<'py> {
     /// Walks `message`, an instance of `schema`'s class; see the [module](self).
     pub fn encode(py: Python<'py>, message: &Bound<'py, PyAny>, schema: &Schema) -> PyResult<Self> {
+        Self::walk(py, message, schema, None)
+    }
+
+    /// Like [`encode`](Self::encode), with the top-level numeric array
+    /// `hole.field` laid out as `hole.count` elements whose bytes are left
+    /// out (the field's value is not read): a loan's layout. Where the hole
+    /// went is [`hole`](Self::hole).
+    pub fn encode_with_hole(
+        py: Python<'py>,
+        message: &Bound<'py, PyAny>,
+        schema: &Schema,
+        hole: HoleSpec<'_>,
+    ) -> PyResult<Self> {
+        let e = Self::walk(py, message, schema, Some(hole))?;
+        if e.placed.is_none() {
+            return Err(PyValueError::new_err(format!(
+                "{} has no field `{}` that is an array of numbers",
+                schema.type_name, hole.field
+            )));
+        }
+        Ok(e)
+    }
+
+    fn walk(
+        py: Python<'py>,
+        message: &Bound<'py, PyAny>,
+        schema: &Schema,
+        hole: Option<HoleSpec<'_>>,
+    ) -> PyResult<Self> {
         let mut e = Encoded {
             skeleton: Vec::with_capacity(256),
             gaps: Vec::new(),
             len: 0,
+            hole: hole.map(|h| (h.field.to_owned(), h.count)),
+            placed: None,
         };
         e.put(&[0x00, 0x01, 0x00, 0x00]);
         let walk = e
             .check_class(message, schema)
-            .and_then(|()| e.message(py, message, schema));
+            .and_then(|()| e.top(py, message, schema));
         walk.map_err(|err| err.into_pyerr(py, &schema.type_name))?;
         Ok(e)
+    }
+
+    /// Where the hole went, for [`encode_with_hole`](Self::encode_with_hole).
+    pub fn hole(&self) -> Option<HolePlace> {
+        self.placed
     }
 
     /// The final length in bytes, header included.
@@ -64,36 +108,34 @@ impl<'py> Encoded<'py> {
         self.len
     }
 
-    /// The big arrays' bytes, for [`assemble`](Self::assemble) (taken with
+    /// The big arrays' bytes, for [`assemble`](crate::pieces::assemble) (taken with
     /// the GIL held; the slices stay valid while `self` lives).
-    pub fn gap_bytes(&self) -> PyResult<Vec<(usize, &[u8])>> {
+    pub fn gap_bytes(&self) -> PyResult<Vec<Piece<'_>>> {
         self.gaps
             .iter()
             .map(|(at, s)| {
                 let bytes = match s {
-                    Source::Bytes(b) => b.as_bytes(),
-                    Source::Array(a) => a
-                        .as_slice()
-                        .map_err(|e| PyValueError::new_err(e.to_string()))?,
+                    Source::Bytes(b) => Some(b.as_bytes()),
+                    Source::Array(a) => Some(
+                        a.as_slice()
+                            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+                    ),
+                    Source::Hole(_) => None,
                 };
-                Ok((*at, bytes))
+                let len = match s {
+                    Source::Hole(n) => *n,
+                    _ => bytes.map_or(0, <[u8]>::len),
+                };
+                Ok(Piece {
+                    at: *at,
+                    bytes,
+                    len,
+                })
             })
             .collect()
     }
 
-    /// Copies the skeleton and the big arrays into `out` (one pass, no GIL
-    /// needed): the CDR bytes of the message.
-    pub fn assemble(skeleton: &[u8], gaps: &[(usize, &[u8])], out: &mut Vec<u8>) {
-        let mut from = 0;
-        for (at, bytes) in gaps {
-            out.extend_from_slice(&skeleton[from..*at]);
-            out.extend_from_slice(bytes);
-            from = *at;
-        }
-        out.extend_from_slice(&skeleton[from..]);
-    }
-
-    /// The skeleton (for [`assemble`](Self::assemble)).
+    /// The skeleton (for [`assemble`](crate::pieces::assemble)).
     pub fn skeleton(&self) -> &[u8] {
         &self.skeleton
     }
@@ -310,6 +352,7 @@ impl<'py> Encoded<'py> {
             let small = match &source {
                 Source::Bytes(b) => Some(b.as_bytes()),
                 Source::Array(a) => a.as_slice().ok(),
+                Source::Hole(_) => None,
             };
             if let Some(bytes) = small {
                 self.put(bytes);

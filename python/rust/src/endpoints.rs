@@ -13,19 +13,29 @@ use std::time::Duration;
 use hibari::interfaces::Primitive;
 use hibari::{CdrBytes, QosProfile, SampleInfo, Serialized};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::decode::decode;
 use crate::encode::Encoded;
-use crate::errors::{finish_callback, publish_error, value_error};
+use crate::errors::{finish_callback, hibari_error, publish_error, value_error};
+use crate::loans::{ArrayForm, Loan};
+use crate::local::{self, LocalSubscription};
+use crate::pieces::{assemble, assemble_into};
 use crate::qos::PySampleInfo;
+use crate::runtime::reaches_other_processes;
 use crate::schema::{schema, Schema};
 use crate::view;
 
 /// Publishes messages of one type on one topic.
 #[pyclass(frozen, module = "hibari._hibari")]
 pub struct Publisher {
-    inner: hibari::Publisher<Serialized>,
+    inner: Arc<hibari::Publisher<Serialized>>,
     schema: Arc<Schema>,
+    /// The context reaches other processes (then loans are shared memory).
+    interprocess: bool,
+    domain: u32,
+    /// Publishes written into lent shared memory (see `reaches_out`).
+    loaned: AtomicU64,
 }
 
 /// Encodes `message` as `schema` into CDR bytes; the big arrays are copied
@@ -39,7 +49,7 @@ pub(crate) fn to_cdr(
     let gaps = encoded.gap_bytes()?;
     let skeleton = encoded.skeleton();
     let mut out = Vec::with_capacity(encoded.len());
-    py.detach(|| Encoded::assemble(skeleton, &gaps, &mut out));
+    py.detach(|| assemble(skeleton, &gaps, &mut out));
     Ok(out)
 }
 
@@ -55,32 +65,93 @@ impl Publisher {
         let inner = node
             .create_generic_publisher(topic, &schema.type_name, qos)
             .map_err(value_error)?;
-        Ok(Publisher { inner, schema })
+        let context = node.context();
+        Ok(Publisher {
+            inner: Arc::new(inner),
+            schema,
+            interprocess: reaches_other_processes(context),
+            domain: context.domain_id(),
+            loaned: AtomicU64::new(0),
+        })
+    }
+
+    /// Whether a matched subscription is in another process (see
+    /// [`local`](crate::local)): then the message is written into a loan of
+    /// shared memory, one copy, rather than into a buffer the transport
+    /// would copy again.
+    fn reaches_out(&self) -> bool {
+        self.interprocess
+            && self.inner.matched_subscriptions() > local::count(self.domain, self.inner.topic())
     }
 }
 
 #[pymethods]
 impl Publisher {
-    /// Publishes `message` (an instance of the publisher's message class).
-    /// Arrays given as numpy arrays or bytes are copied once, into the
-    /// message's buffer, with the GIL released.
+    /// Publishes `message` (an instance of the publisher's message class),
+    /// or a `Loan` of this publisher. Arrays given as numpy arrays or bytes
+    /// are copied once, with the GIL released: into shared memory when a
+    /// subscription in another process is matched, else into a buffer that
+    /// the subscriptions of this process share.
     fn publish(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(loan) = message.cast::<Loan>() {
+            return loan.get().publish(py, &self.inner, &self.schema);
+        }
         let encoded = Encoded::encode(py, message, &self.schema)?;
         let gaps = encoded.gap_bytes()?;
         let skeleton = encoded.skeleton();
         let len = encoded.len();
-        let publisher = &self.inner;
+        let publisher = &*self.inner;
+        if self.reaches_out() {
+            self.loaned.fetch_add(1, Ordering::Relaxed);
+            return py.detach(|| {
+                let mut loan = publisher.loan(len).map_err(hibari_error)?;
+                assemble_into(skeleton, &gaps, &mut loan);
+                loan.send().map_err(hibari_error)
+            });
+        }
         py.detach(|| {
             let mut out = Vec::with_capacity(len);
-            Encoded::assemble(skeleton, &gaps, &mut out);
+            assemble(skeleton, &gaps, &mut out);
             publisher.publish(out)
         })
         .map_err(publish_error)
     }
 
-    /// Publishes CDR bytes as they are (header included).
-    fn publish_raw(&self, py: Python<'_>, cdr: Vec<u8>) -> PyResult<()> {
-        let publisher = &self.inner;
+    /// Lends memory for `message` with its numeric array `field` left as a
+    /// writable numpy array of `count` elements, to fill in place and then
+    /// `publish(loan)`; `dtype` and `shape` give `loan.array` its form.
+    #[pyo3(signature = (message, field, count, dtype = None, shape = None))]
+    fn loan(
+        &self,
+        py: Python<'_>,
+        message: &Bound<'_, PyAny>,
+        field: &str,
+        count: usize,
+        dtype: Option<Py<PyAny>>,
+        shape: Option<Py<PyAny>>,
+    ) -> PyResult<Loan> {
+        Loan::create(
+            py,
+            &self.inner,
+            &self.schema,
+            message,
+            field,
+            count,
+            ArrayForm { dtype, shape },
+        )
+    }
+
+    /// Publishes CDR bytes as they are (header included): `bytes` are
+    /// copied once with the GIL released, other buffers extracted first.
+    fn publish_raw(&self, py: Python<'_>, cdr: &Bound<'_, PyAny>) -> PyResult<()> {
+        let publisher = &*self.inner;
+        if let Ok(bytes) = cdr.cast::<PyBytes>() {
+            let bytes = bytes.as_bytes();
+            return py
+                .detach(|| publisher.publish(bytes.to_vec()))
+                .map_err(publish_error);
+        }
+        let cdr: Vec<u8> = cdr.extract()?;
         py.detach(|| publisher.publish(cdr)).map_err(publish_error)
     }
 
@@ -88,6 +159,13 @@ impl Publisher {
     #[getter]
     fn topic_name(&self) -> &str {
         self.inner.topic()
+    }
+
+    /// How many `publish(message)` calls wrote the message straight into
+    /// lent shared memory (a subscription in another process was matched).
+    #[getter]
+    fn loaned_publishes(&self) -> u64 {
+        self.loaned.load(Ordering::Relaxed)
     }
 
     /// How many subscriptions are matched now.
@@ -109,6 +187,7 @@ impl Publisher {
 pub struct Subscription {
     inner: hibari::Subscription<Serialized>,
     undecodable: Arc<AtomicU64>,
+    _local: LocalSubscription,
 }
 
 impl Subscription {
@@ -151,7 +230,12 @@ impl Subscription {
         let inner = node
             .create_generic_subscription(topic, &full_name, qos, deliver)
             .map_err(value_error)?;
-        Ok(Subscription { inner, undecodable })
+        let _local = LocalSubscription::of(node, inner.topic());
+        Ok(Subscription {
+            inner,
+            undecodable,
+            _local,
+        })
     }
 }
 
@@ -191,9 +275,10 @@ impl Timer {
         node: &hibari::Node,
         period: Duration,
         callback: Py<PyAny>,
+        group: &hibari::CallbackGroup,
     ) -> PyResult<Self> {
         let inner = node
-            .create_timer(period, move || call0(&callback))
+            .create_timer_in_group(period, move || call0(&callback), group)
             .map_err(value_error)?;
         Ok(Timer { inner })
     }
@@ -235,9 +320,13 @@ pub struct GuardCondition {
 }
 
 impl GuardCondition {
-    pub(crate) fn create(node: &hibari::Node, callback: Py<PyAny>) -> Self {
+    pub(crate) fn create(
+        node: &hibari::Node,
+        callback: Py<PyAny>,
+        group: &hibari::CallbackGroup,
+    ) -> Self {
         GuardCondition {
-            inner: node.create_guard_condition(move || call0(&callback)),
+            inner: node.create_guard_condition_in_group(move || call0(&callback), group),
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use hibari::{MultiThreadedExecutor, SingleThreadedExecutor};
+use hibari::{CallbackGroupType, MultiThreadedExecutor, SingleThreadedExecutor};
 use pyo3::prelude::*;
 
 use crate::errors::{callbacks_run, raised, take_raised, value_error};
@@ -24,6 +24,38 @@ pub(crate) const TICK: Duration = Duration::from_millis(200);
 enum Kind {
     Single(SingleThreadedExecutor),
     Multi(MultiThreadedExecutor),
+}
+
+/// A callback group (hibari's [`hibari::CallbackGroup`]): a mutually
+/// exclusive group runs one of its callbacks at a time, whatever the
+/// executor's threads; a reentrant one lets a multi-threaded executor run
+/// callbacks of different entities at once (the GIL lets them overlap while
+/// they wait: on I/O, a sleep, a service call).
+#[pyclass(frozen, module = "hibari._hibari")]
+pub struct CallbackGroup {
+    pub(crate) inner: hibari::CallbackGroup,
+}
+
+impl CallbackGroup {
+    pub(crate) fn new(node: &hibari::Node, reentrant: bool) -> Self {
+        let kind = if reentrant {
+            CallbackGroupType::Reentrant
+        } else {
+            CallbackGroupType::MutuallyExclusive
+        };
+        CallbackGroup {
+            inner: node.create_callback_group(kind),
+        }
+    }
+}
+
+#[pymethods]
+impl CallbackGroup {
+    /// Whether callbacks of the group may overlap.
+    #[getter]
+    fn reentrant(&self) -> bool {
+        self.inner.kind() == CallbackGroupType::Reentrant
+    }
 }
 
 /// Runs the callbacks of its nodes.

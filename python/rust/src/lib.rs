@@ -24,6 +24,9 @@ mod endpoints;
 mod errors;
 mod executor;
 mod fields;
+mod loans;
+mod local;
+mod pieces;
 mod qos;
 mod runtime;
 mod schema;
@@ -47,16 +50,18 @@ fn serialize<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
-/// The message of type `type_name` in the CDR bytes `data` (copied once
-/// into a buffer the message's arrays then view).
+/// The message of type `type_name` in the CDR bytes `data` (copied once,
+/// with the GIL released, into a buffer the message's arrays then view).
 #[pyfunction]
 fn deserialize<'py>(
     py: Python<'py>,
     type_name: &str,
-    data: Vec<u8>,
+    data: &Bound<'py, PyBytes>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let schema = schema::schema(py, type_name)?;
-    decode::decode(py, &schema, &CdrBytes::from(data))
+    let data = data.as_bytes();
+    let bytes = py.detach(|| CdrBytes::from(data.to_vec()));
+    decode::decode(py, &schema, &bytes)
 }
 
 /// A read-only uint8 numpy array over a copy of `data`, kept alive by the
@@ -90,9 +95,13 @@ fn _hibari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<services::Client>()?;
     m.add_class::<services::PendingCall>()?;
     m.add_class::<executor::Executor>()?;
+    m.add_class::<executor::CallbackGroup>()?;
     m.add_class::<aio::AsyncSubscription>()?;
     m.add_class::<qos::PySampleInfo>()?;
     m.add_class::<view::SampleBuffer>()?;
+    m.add_class::<loans::Loan>()?;
+    m.add_class::<loans::LoanBuffer>()?;
+    m.add_class::<loans::LoanMemory>()?;
     m.add_function(wrap_pyfunction!(runtime::has_interprocess, m)?)?;
     m.add_function(wrap_pyfunction!(qos::qos_preset, m)?)?;
     m.add_function(wrap_pyfunction!(schema::describe, m)?)?;

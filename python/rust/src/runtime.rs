@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 
 use crate::endpoints::{GuardCondition, Publisher, Subscription, Timer};
 use crate::errors::value_error;
+use crate::executor::CallbackGroup;
 use crate::qos::{profile, QosTuple};
 use crate::services::{Client, Service};
 
@@ -22,7 +23,7 @@ pub struct Context {
 }
 
 /// Whether `context`'s transport reaches other processes.
-fn reaches_other_processes(context: &hibari::Context) -> bool {
+pub(crate) fn reaches_other_processes(context: &hibari::Context) -> bool {
     let transport: &dyn Transport = &**context.transport();
     transport.kind() != "inproc"
 }
@@ -175,14 +176,34 @@ impl Node {
         crate::aio::AsyncSubscription::create(py, &self.inner, type_name, topic, profile(qos)?)
     }
 
-    /// A timer calling `callback()` every `period_sec` seconds.
-    fn create_timer(&self, period_sec: f64, callback: Py<PyAny>) -> PyResult<Timer> {
-        Timer::create(&self.inner, duration(period_sec), callback)
+    /// A timer calling `callback()` every `period_sec` seconds, in `group`
+    /// (default: the node's, mutually exclusive).
+    #[pyo3(signature = (period_sec, callback, group = None))]
+    fn create_timer(
+        &self,
+        period_sec: f64,
+        callback: Py<PyAny>,
+        group: Option<&CallbackGroup>,
+    ) -> PyResult<Timer> {
+        let group = self.group(group);
+        Timer::create(&self.inner, duration(period_sec), callback, &group)
     }
 
-    /// A guard condition: `trigger()` it to have the executor call `callback()`.
-    fn create_guard_condition(&self, callback: Py<PyAny>) -> GuardCondition {
-        GuardCondition::create(&self.inner, callback)
+    /// A guard condition: `trigger()` it to have the executor call
+    /// `callback()`, in `group` (default: the node's).
+    #[pyo3(signature = (callback, group = None))]
+    fn create_guard_condition(
+        &self,
+        callback: Py<PyAny>,
+        group: Option<&CallbackGroup>,
+    ) -> GuardCondition {
+        GuardCondition::create(&self.inner, callback, &self.group(group))
+    }
+
+    /// A new callback group, reentrant or mutually exclusive; it may hold
+    /// entities of any node.
+    fn create_callback_group(&self, reentrant: bool) -> CallbackGroup {
+        CallbackGroup::new(&self.inner, reentrant)
     }
 
     /// A server of the service type `type_name` (`pkg/srv/S`) named `name`,
@@ -239,6 +260,13 @@ impl Node {
     fn wait_for_node(&self, py: Python<'_>, fully_qualified_name: &str, timeout_sec: f64) -> bool {
         let node = &self.inner;
         py.detach(|| node.wait_for_node(fully_qualified_name, duration(timeout_sec)))
+    }
+}
+
+impl Node {
+    /// `group`'s hibari group, or the node's default one.
+    fn group(&self, group: Option<&CallbackGroup>) -> hibari::CallbackGroup {
+        group.map_or_else(|| self.inner.default_callback_group(), |g| g.inner.clone())
     }
 }
 
