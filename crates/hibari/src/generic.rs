@@ -94,6 +94,25 @@ impl Node {
         qos: QosProfile,
         callback: impl FnMut(CdrBytes, SampleInfo) + Send + 'static,
     ) -> Result<Subscription<Serialized>, SubscriptionCreateError> {
+        self.create_generic_subscription_with(
+            topic,
+            type_name,
+            qos,
+            callback,
+            SubscriptionOptions::default(),
+        )
+    }
+
+    /// [`create_generic_subscription`](Node::create_generic_subscription)
+    /// with options: event callbacks, callback group, busy polling.
+    pub fn create_generic_subscription_with(
+        &self,
+        topic: &str,
+        type_name: &str,
+        qos: QosProfile,
+        callback: impl FnMut(CdrBytes, SampleInfo) + Send + 'static,
+        options: SubscriptionOptions,
+    ) -> Result<Subscription<Serialized>, SubscriptionCreateError> {
         let mut callback = callback;
         let handler: Handler = Box::new(move |sample| {
             // A local sample that cannot be encoded reaches no generic
@@ -107,7 +126,7 @@ impl Node {
             callback(bytes, sample.info);
             Ok(())
         });
-        self.generic_subscription(topic, type_name, qos, Some(handler))
+        self.generic_subscription(topic, type_name, qos, Some(handler), options)
     }
 
     /// Creates a generic subscription without a callback, for
@@ -118,7 +137,7 @@ impl Node {
         type_name: &str,
         qos: QosProfile,
     ) -> Result<Subscription<Serialized>, SubscriptionCreateError> {
-        self.generic_subscription(topic, type_name, qos, None)
+        self.generic_subscription(topic, type_name, qos, None, SubscriptionOptions::default())
     }
 
     fn generic_subscription(
@@ -127,6 +146,7 @@ impl Node {
         type_name: &str,
         qos: QosProfile,
         handler: Option<Handler>,
+        options: SubscriptionOptions,
     ) -> Result<Subscription<Serialized>, SubscriptionCreateError> {
         let topic = self
             .resolve_topic_name(topic)
@@ -137,7 +157,7 @@ impl Node {
             ))
         })?;
         Ok(Subscription {
-            shared: self.subscription_shared(spec, handler, SubscriptionOptions::default())?,
+            shared: self.subscription_shared(spec, handler, options)?,
             _adapter: PhantomData,
         })
     }

@@ -32,7 +32,7 @@ use thiserror::Error;
 use crate::group::CallbackGroup;
 use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker, WakeEntity};
 use crate::reply::{reply_topic, request_topic, RequestId};
-use crate::service::ServiceCreateError;
+use crate::service::{ServiceCreateError, ServiceOptions};
 
 /// The request and response type names of the service type `type_name`
 /// (`pkg/srv/S`, or an action's `pkg/action/A_SendGoal`), if it is one.
@@ -224,6 +224,19 @@ impl Node {
         qos: QosProfile,
         callback: impl FnMut(CdrBytes, ServiceResponder) + Send + 'static,
     ) -> Result<GenericServiceServer, ServiceCreateError> {
+        self.create_generic_service_with(name, type_name, callback, ServiceOptions::new().qos(qos))
+    }
+
+    /// [`create_generic_service`](Node::create_generic_service) with
+    /// options: the QoS of both topics and the callback group.
+    pub fn create_generic_service_with(
+        &self,
+        name: &str,
+        type_name: &str,
+        callback: impl FnMut(CdrBytes, ServiceResponder) + Send + 'static,
+        options: ServiceOptions,
+    ) -> Result<GenericServiceServer, ServiceCreateError> {
+        let qos = options.qos;
         let (request_type, response_type) = service_parts(type_name).ok_or_else(|| {
             ServiceCreateError::Transport(hibari_transport::EndpointCreateError::Unsupported(
                 bad_service_type(type_name),
@@ -259,7 +272,9 @@ impl Node {
             replies,
             ready: Arc::new(AtomicBool::new(false)),
             callback: Mutex::new(Box::new(callback)),
-            group: self.default_callback_group(),
+            group: options
+                .group
+                .unwrap_or_else(|| self.default_callback_group()),
             waker: self.inner.waker.clone(),
             rejected: AtomicU64::new(0),
         });

@@ -138,8 +138,8 @@ impl<S: Service> Entity for ServerShared<S> {
 /// `qos` and `group` arguments of `create_service`).
 #[derive(Clone, Debug)]
 pub struct ServiceOptions {
-    qos: QosProfile,
-    group: Option<CallbackGroup>,
+    pub(crate) qos: QosProfile,
+    pub(crate) group: Option<CallbackGroup>,
 }
 
 impl Default for ServiceOptions {

@@ -128,3 +128,67 @@ fn a_loan_without_shared_memory_is_a_buffer_sent_as_bytes() {
         Err(hibari::LoanError::TooLarge { .. })
     ));
 }
+
+/// Generic subscriptions and services join callback groups: two callbacks
+/// of one reentrant group meet inside each other on a multi-threaded
+/// executor (in the node's default, mutually exclusive group they could
+/// not: each would wait for the other in vain).
+#[test]
+fn generic_callbacks_of_a_reentrant_group_run_at_the_same_time() {
+    use hibari::{CallbackGroupType, MultiThreadedExecutor, ServiceOptions, SubscriptionOptions};
+    use std::sync::{Arc, Mutex};
+
+    let ctx = Context::builder().isolated().create().unwrap();
+    let node = ctx.create_node("parallel").unwrap();
+    let group = node.create_callback_group(CallbackGroupType::Reentrant);
+    let (arrive_tx, arrive_rx) = mpsc::channel::<()>();
+    let arrive_rx = Arc::new(Mutex::new(arrive_rx));
+    let met = Arc::new(Mutex::new(Vec::<bool>::new()));
+    // Each callback says it arrived, then waits for the other to arrive.
+    let meet = || {
+        let (arrive_tx, arrive_rx, met) = (arrive_tx.clone(), arrive_rx.clone(), met.clone());
+        move || {
+            arrive_tx.send(()).unwrap();
+            let other = arrive_rx
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(2));
+            met.lock().unwrap().push(other.is_ok());
+        }
+    };
+    let on_sample = meet();
+    let _sub = node
+        .create_generic_subscription_with(
+            "/meet",
+            "std_msgs/msg/String",
+            QosProfile::default(),
+            move |_: CdrBytes, _| on_sample(),
+            SubscriptionOptions::new().callback_group(&group),
+        )
+        .unwrap();
+    let on_request = meet();
+    let _srv = node
+        .create_generic_service_with(
+            "/meet_srv",
+            "std_srvs/srv/Trigger",
+            move |_req, responder| {
+                on_request();
+                drop(responder);
+            },
+            ServiceOptions::new().callback_group(&group),
+        )
+        .unwrap();
+    let publisher = node
+        .create_publisher::<Chatter>("/meet", QosProfile::default())
+        .unwrap();
+    let client = node
+        .create_client::<hibari::msg::std_srvs::srv::Trigger>("/meet_srv")
+        .unwrap();
+    let executor = MultiThreadedExecutor::new(2);
+    executor.add_node(&node).unwrap();
+    publisher.publish(Chatter { data: "x".into() }).unwrap();
+    let _call = client.call_async(Default::default());
+    executor.spin_until(|| met.lock().unwrap().len() >= 2, Duration::from_secs(10));
+    let met = met.lock().unwrap().clone();
+    assert_eq!(met, vec![true, true], "the two callbacks did not overlap");
+}
