@@ -245,10 +245,24 @@ impl hibari_transport::WriterLoan for Loan<'_> {
 }
 
 impl Writer for ShmWriter {
+    /// Lends shared memory only when a reader in another process (or a
+    /// transient-local history) will read it: otherwise `None`, so a caller
+    /// combining transports fills a buffer its in-process readers share
+    /// without a copy. (The concrete [`ShmWriter::loan`] always lends.)
     fn loan(
         &self,
         len: usize,
     ) -> Option<Result<Box<dyn hibari_transport::WriterLoan + '_>, WriteError>> {
+        let w = &self.shared;
+        let mut fx = Effects::default();
+        let mut p = lock(&w.publish);
+        w.apply(&mut p, &mut fx);
+        let needed = w.needs_chunk(&p);
+        drop(p);
+        fx.run(&w.core);
+        if !needed {
+            return None;
+        }
         Some(
             self.loan_inner(len)
                 .map(|l| Box::new(l) as Box<dyn hibari_transport::WriterLoan + '_>)

@@ -212,3 +212,29 @@ fn a_busy_polling_reader_is_never_signalled() {
         "busy polling: no wake-up"
     );
 }
+
+/// Through the contract, a writer lends shared memory only when a reader in
+/// another process will read it (so a combined writer's in-process readers
+/// share a plain buffer instead); the concrete loan always lends.
+#[test]
+fn the_contract_loan_lends_shared_memory_only_for_a_remote_reader() {
+    let (a, b) = pair();
+    let s = EndpointSpec::new::<Counted>("/lend", QosProfile::default());
+    let w = a.writer(&s, &WriterOptions::default()).unwrap();
+    assert!(Writer::loan(&w, 64).is_none(), "lent with no reader");
+    assert!(w.loan(64).is_ok(), "the concrete loan always lends");
+    let r = b.reader(&s, &ReaderOptions::default()).unwrap();
+    assert!(eventually(PATIENCE, || w.matched_count() == 1));
+    let mut loan = Writer::loan(&w, 8).expect("a reader: lent").unwrap();
+    loan.copy_from_slice(&[0, 1, 0, 0, 4, 0, 0, 0]);
+    loan.send(8).unwrap();
+    let mut got = None;
+    assert!(eventually(PATIENCE, || {
+        got = r.take();
+        got.is_some()
+    }));
+    assert_eq!(
+        got.unwrap().payload.cdr().unwrap(),
+        &[0, 1, 0, 0, 4, 0, 0, 0]
+    );
+}
