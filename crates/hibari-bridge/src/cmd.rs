@@ -8,7 +8,7 @@ use std::time::Duration;
 use hibari::interfaces::Distro;
 use thiserror::Error;
 
-use crate::{Bridge, BridgeConfig, BridgeStartError};
+use crate::{parse_glob_list, Bridge, BridgeConfig, BridgeStartError};
 
 /// rosbridge v2 and Foxglove WebSocket on one port, for hibari.
 #[derive(clap::Args, Debug, Clone)]
@@ -40,6 +40,18 @@ pub struct BridgeArgs {
     /// Require rosauth-style authentication with this secret.
     #[arg(long)]
     pub auth_secret: Option<String>,
+    /// rosbridge's topics_glob: only topics matching one of these fnmatch
+    /// patterns can be used or listed, written `[/a/*, /b]` or `/a/*,/b`
+    /// (empty or absent: all).
+    #[arg(long)]
+    pub topics_glob: Option<String>,
+    /// rosbridge's services_glob: the same for services (include
+    /// `/rosapi/*` for the rosapi services).
+    #[arg(long)]
+    pub services_glob: Option<String>,
+    /// rosbridge's params_glob: the same for parameters.
+    #[arg(long)]
+    pub params_glob: Option<String>,
     /// Print the clients and their drops every this many seconds (0: never).
     #[arg(long, default_value_t = 0)]
     pub stats_every: u64,
@@ -57,6 +69,13 @@ pub enum ServeError {
     Start(#[from] BridgeStartError),
 }
 
+/// A glob flag: absent or empty (rosbridge's default, `""`) is no
+/// restriction; `[]` lets nothing through.
+fn globs(flag: Option<String>) -> Option<Vec<String>> {
+    flag.filter(|s| !s.trim().is_empty())
+        .map(|s| parse_glob_list(&s))
+}
+
 /// Starts the bridge as `args` say, prints where it listens, and serves until
 /// the process is interrupted.
 pub fn serve(args: BridgeArgs) -> Result<(), ServeError> {
@@ -72,7 +91,10 @@ pub fn serve(args: BridgeArgs) -> Result<(), ServeError> {
         .tcp_port(args.tcp_port)
         .distro(args.distro)
         .queue_depth(args.queue_depth)
-        .auth_secret(args.auth_secret);
+        .auth_secret(args.auth_secret)
+        .topics_glob(globs(args.topics_glob))
+        .services_glob(globs(args.services_glob))
+        .params_glob(globs(args.params_glob));
     for p in args.interface_paths {
         config = config.interface_path(p);
     }

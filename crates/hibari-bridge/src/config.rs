@@ -68,6 +68,18 @@ pub struct BridgeConfig {
     pub time_interval: Duration,
     /// Worker threads of the bridge's own tokio runtime.
     pub worker_threads: usize,
+    /// rosbridge's `topics_glob`: when set, only topics one of these
+    /// fnmatch patterns matches can be advertised, published, subscribed
+    /// or listed (see [`fnmatch`](crate::fnmatch)); unset: all.
+    pub topics_glob: Option<Vec<String>>,
+    /// rosbridge's `services_glob`: the same for services (calling,
+    /// advertising, listing; the rosapi services included, as rosbridge).
+    pub services_glob: Option<Vec<String>>,
+    /// rosbridge's `params_glob`: the same for the rosapi parameter
+    /// services. hibari has no parameters, and rosapi answers a parameter
+    /// the glob keeps out as it answers a missing one, so for now this
+    /// changes nothing a client can see; it is accepted for compatibility.
+    pub params_glob: Option<Vec<String>>,
 }
 
 impl Default for BridgeConfig {
@@ -89,6 +101,9 @@ impl Default for BridgeConfig {
             auth_secret: None,
             time_interval: Duration::from_secs(1),
             worker_threads: 2,
+            topics_glob: None,
+            services_glob: None,
+            params_glob: None,
         }
     }
 }
@@ -180,6 +195,24 @@ impl BridgeConfig {
     /// The bridge runtime's worker threads.
     pub fn worker_threads(mut self, threads: usize) -> Self {
         self.worker_threads = threads.max(1);
+        self
+    }
+
+    /// Only topics matching one of `globs` (fnmatch; `None`: all).
+    pub fn topics_glob(mut self, globs: Option<Vec<String>>) -> Self {
+        self.topics_glob = globs;
+        self
+    }
+
+    /// Only services matching one of `globs` (fnmatch; `None`: all).
+    pub fn services_glob(mut self, globs: Option<Vec<String>>) -> Self {
+        self.services_glob = globs;
+        self
+    }
+
+    /// Only parameters matching one of `globs` (fnmatch; `None`: all).
+    pub fn params_glob(mut self, globs: Option<Vec<String>>) -> Self {
+        self.params_glob = globs;
         self
     }
 }

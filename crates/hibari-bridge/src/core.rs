@@ -11,10 +11,11 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use hibari::interfaces::Registry;
 use hibari::msg::builtin_interfaces::msg::Time;
 use hibari::msg::rcl_interfaces::msg::Log;
-use hibari::msg::std_msgs::msg::Int32;
 use hibari::{GenericClient, GenericServiceServer, Node, Publisher, QosProfile};
 
+use crate::acl;
 use crate::config::BridgeConfig;
+use crate::graph_topics::{self, ClientTopics};
 use crate::hub::{lock, Hub};
 use crate::outbox::Outbox;
 use crate::publishers::Publishers;
@@ -57,8 +58,8 @@ pub(crate) struct Core {
     /// What Foxglove clients are offered.
     pub fox: crate::foxglove::Directory,
     ids: AtomicU64,
-    /// rosbridge's `client_count` topic (transient-local).
-    client_count: Publisher<Int32>,
+    /// rosbridge's `client_count` and `connected_clients` topics.
+    client_topics: ClientTopics,
     /// The bridge's log, as every ROS 2 node has one (clients such as
     /// Lichtblick look for `/rosout` to recognise ROS 2).
     rosout: Publisher<Log>,
@@ -67,17 +68,17 @@ pub(crate) struct Core {
 impl Core {
     pub fn new(
         node: Node,
-        registry: Registry,
+        mut registry: Registry,
         config: BridgeConfig,
         runtime: tokio::runtime::Handle,
     ) -> Result<Core, hibari::PublisherCreateError> {
-        let client_count =
-            node.create_publisher::<Int32>("client_count", QosProfile::latched(1))?;
-        let _ = client_count.publish(Int32 { data: 0 });
+        graph_topics::add_types(&mut registry);
+        let registry = Arc::new(registry);
+        let client_topics = ClientTopics::new(&node, registry.clone())?;
         let rosout = node.create_publisher::<Log>("/rosout", QosProfile::rosout())?;
         Ok(Core {
             node,
-            registry: Arc::new(registry),
+            registry,
             config,
             runtime,
             hub: Hub::default(),
@@ -88,7 +89,7 @@ impl Core {
             counters: Counters::default(),
             fox: crate::foxglove::Directory::default(),
             ids: AtomicU64::new(1),
-            client_count,
+            client_topics,
             rosout,
         })
     }
@@ -116,11 +117,9 @@ impl Core {
             "client {id} connected from {} ({:?})",
             entry.peer, entry.protocol
         ));
-        let mut clients = lock(&self.clients);
-        clients.insert(id, entry);
-        let n = clients.len() as i32;
-        drop(clients);
-        let _ = self.client_count.publish(Int32 { data: n });
+        let peer = entry.peer;
+        lock(&self.clients).insert(id, entry);
+        self.client_topics.connected(id, peer, self.now());
     }
 
     pub fn remove_client(&self, id: u64) {
@@ -132,9 +131,8 @@ impl Core {
                 c.outbox.dropped()
             ));
         }
-        let n = clients.len() as i32;
         drop(clients);
-        let _ = self.client_count.publish(Int32 { data: n });
+        self.client_topics.disconnected(id);
     }
 
     pub fn client_stats(&self) -> Vec<ClientStats> {
@@ -165,6 +163,16 @@ impl Core {
     /// namespace (so roslibjs' relative `rosapi/topics` works).
     pub fn resolve(&self, name: &str) -> Result<String, hibari::NameError> {
         self.node.resolve_topic_name(name)
+    }
+
+    /// Whether `topics_glob` lets a client reach `topic`, spelled `given`.
+    pub fn topic_allowed(&self, given: &str, topic: &str) -> bool {
+        acl::allows_both(self.config.topics_glob.as_deref(), given, topic)
+    }
+
+    /// Whether `services_glob` lets a client reach `service`, spelled `given`.
+    pub fn service_allowed(&self, given: &str, service: &str) -> bool {
+        acl::allows_both(self.config.services_glob.as_deref(), given, service)
     }
 
     /// The types `topic` has in the graph (the bridge's own endpoints

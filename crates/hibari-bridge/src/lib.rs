@@ -41,6 +41,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod acl;
 mod bridge;
 pub mod cmd;
 mod config;
@@ -49,6 +50,7 @@ mod core;
 mod encode;
 mod foxglove;
 mod framer;
+mod graph_topics;
 mod hub;
 mod outbox;
 mod publishers;
@@ -59,6 +61,7 @@ mod writer;
 #[doc(hidden)]
 pub mod fuzzing;
 
+pub use acl::{fnmatch, parse_glob_list};
 pub use bridge::{Bridge, BridgeStartError};
 pub use config::BridgeConfig;
 pub use framer::{FramerError, JsonFramer};

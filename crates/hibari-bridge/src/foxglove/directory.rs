@@ -105,7 +105,8 @@ fn scan(core: &Core) -> Scan {
             .strip_prefix("rq/")
             .and_then(|t| t.strip_suffix("Request"))
         {
-            if e.kind == EndpointKind::Reader {
+            let name = format!("/{s}");
+            if e.kind == EndpointKind::Reader && core.service_allowed(&name, &name) {
                 let ty = e.spec.type_name.trim_end_matches("_Request");
                 services.insert((format!("/{s}"), ty.to_owned()));
                 graph
@@ -116,7 +117,8 @@ fn scan(core: &Core) -> Scan {
             }
             continue;
         }
-        if topic.starts_with("rr/") {
+        // Names the access-control globs keep out are not offered at all.
+        if topic.starts_with("rr/") || !core.topic_allowed(topic, topic) {
             continue;
         }
         if e.kind == EndpointKind::Writer {

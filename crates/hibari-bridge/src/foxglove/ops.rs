@@ -178,6 +178,11 @@ impl FoxSession {
             ));
         }
         let resolved = self.core.resolve(topic).map_err(|e| e.to_string())?;
+        if !self.core.topic_allowed(topic, &resolved) {
+            return Err(format!(
+                "`{topic}` is not allowed by the bridge's topics_glob"
+            ));
+        }
         let publisher = self
             .core
             .publishers

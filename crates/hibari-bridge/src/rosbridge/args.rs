@@ -34,6 +34,10 @@ pub enum OpError {
         /// What it must be.
         expected: &'static str,
     },
+    /// The name is one the access-control globs (`topics_glob`,
+    /// `services_glob`) keep out: the op has no effect.
+    #[error("{0}")]
+    Denied(String),
     /// Anything else, in words (an unknown type, a type conflict, a
     /// message that does not fit its type…).
     #[error("{0}")]

@@ -4,7 +4,15 @@
 //! fields are rosapi_msgs' (bridge.md §4.1, V4).
 //!
 //! hibari has no parameter server: the parameter services answer as for an
-//! empty one (`get_param` gives back the `default` it was passed).
+//! empty one (`get_param` gives back the `default` it was passed) — which
+//! is also what rosapi answers for a parameter `params_glob` keeps out, so
+//! that glob changes nothing here.
+//!
+//! The access-control globs filter the answers as rosapi's do: topics
+//! `topics_glob` keeps out are not listed and have no type, publishers or
+//! subscribers; services `services_glob` keeps out (the rosapi services
+//! themselves included) are not listed and have no type or provider.
+//! Unlike rosapi, `node_details` is filtered too.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -155,12 +163,17 @@ fn services(core: &Core) -> BTreeMap<String, Vec<String>> {
     for s in SERVICES {
         all.entry(format!("/rosapi/{s}")).or_default();
     }
+    all.retain(|s, _| core.service_allowed(s, s));
     all
 }
 
 /// Answers the rosapi service `name` (without `/rosapi/`).
 pub(crate) fn call(core: &Core, name: &str, args: Option<&Json>) -> Result<Json, String> {
-    let topics = || core.node.get_topic_names_and_types();
+    let topics = || {
+        let mut all = core.node.get_topic_names_and_types();
+        all.retain(|t, _| core.topic_allowed(t, t));
+        all
+    };
     let first = |types: &Vec<String>| types.first().cloned().unwrap_or_default();
     Ok(match name {
         "topics" => {
@@ -188,6 +201,9 @@ pub(crate) fn call(core: &Core, name: &str, args: Option<&Json>) -> Result<Json,
         }
         "publishers" | "subscribers" => {
             let topic = core.resolve(arg(args, "topic")).unwrap_or_default();
+            if !core.topic_allowed(&topic, &topic) {
+                return Ok(json!({ name: [] }));
+            }
             let kind = if name == "publishers" {
                 EndpointKind::Writer
             } else {
@@ -207,11 +223,18 @@ pub(crate) fn call(core: &Core, name: &str, args: Option<&Json>) -> Result<Json,
         }
         "service_type" => {
             let service = core.resolve(arg(args, "service")).unwrap_or_default();
-            json!({ "type": core.service_types(&service).first().cloned().unwrap_or_default() })
+            let types = match core.service_allowed(&service, &service) {
+                true => core.service_types(&service),
+                false => Vec::new(),
+            };
+            json!({ "type": types.first().cloned().unwrap_or_default() })
         }
         "service_node" | "service_providers" => {
             let service = core.resolve(arg(args, "service")).unwrap_or_default();
-            let request_topic = format!("rq{service}Request");
+            let request_topic = match core.service_allowed(&service, &service) {
+                true => format!("rq{service}Request"),
+                false => String::new(),
+            };
             let nodes: BTreeSet<String> = core
                 .node
                 .graph()
@@ -286,10 +309,11 @@ fn node_details(core: &Core, node: &str) -> Json {
             .strip_prefix("rq/")
             .and_then(|t| t.strip_suffix("Request"))
         {
-            if e.kind == EndpointKind::Reader {
-                services.insert(format!("/{s}"));
+            let s = format!("/{s}");
+            if e.kind == EndpointKind::Reader && core.service_allowed(&s, &s) {
+                services.insert(s);
             }
-        } else if topic.starts_with("rr/") {
+        } else if topic.starts_with("rr/") || !core.topic_allowed(topic, topic) {
         } else if e.kind == EndpointKind::Writer {
             publishing.insert(topic.clone());
         } else {

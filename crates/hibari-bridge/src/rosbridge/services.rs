@@ -110,6 +110,14 @@ impl Session {
             _ => self.core.config.call_service_timeout,
         };
         let name = self.core.resolve(given).map_err(failed)?;
+        if !self.core.service_allowed(given, &name) {
+            // rosbridge leaves the caller waiting; a failed response lets
+            // it go on (roslibjs calls its error callback).
+            let e = format!("No match found for service, cancelling service call for: {given}");
+            self.out
+                .push_control(response_frame(given, id.as_ref(), Err(e.clone())));
+            return Err(OpError::Denied(e));
+        }
         if let Some(rosapi) = name.strip_prefix("/rosapi/") {
             let values = rosapi::call(&self.core, rosapi, op.get("args"));
             self.out
@@ -175,6 +183,11 @@ impl Session {
             )));
         }
         let name = self.core.resolve(&given).map_err(failed)?;
+        if !self.core.service_allowed(&given, &name) {
+            return Err(OpError::Denied(format!(
+                "No match found for service, cancelling service advertisement for: {given}"
+            )));
+        }
         let counter = AtomicU64::new(0);
         let resolved = name.clone();
         let (registry, out, pending) = (
@@ -244,6 +257,11 @@ impl Session {
     pub(super) fn unadvertise_service(&mut self, op: &Op<'_>) -> Result<(), OpError> {
         let given = op.str("service")?;
         let name = self.core.resolve(given).map_err(failed)?;
+        if !self.core.service_allowed(given, &name) {
+            return Err(OpError::Denied(format!(
+                "No match found for service, cancelling service unadvertisement for: {given}"
+            )));
+        }
         if self.services.remove(&name) {
             self.drop_service(&name);
         }

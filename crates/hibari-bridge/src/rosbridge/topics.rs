@@ -46,6 +46,21 @@ fn failed(e: impl std::fmt::Display) -> OpError {
 }
 
 impl Session {
+    /// Refuses a topic `topics_glob` keeps out, with rosbridge's words
+    /// (`action`: "subscription to", "advertisement of"…).
+    fn check_topic(&self, given: &str, action: &str) -> Result<(), OpError> {
+        let resolved = self
+            .core
+            .resolve(given)
+            .unwrap_or_else(|_| given.to_owned());
+        if self.core.topic_allowed(given, &resolved) {
+            return Ok(());
+        }
+        Err(OpError::Denied(format!(
+            "No match found for topic, cancelling {action}: {given}"
+        )))
+    }
+
     /// The graph's type of `topic` checked against the one the client gave
     /// (if any): the inferred or the given type, or why neither will do.
     fn topic_type(&self, topic: &str, given: Option<&str>) -> Result<String, OpError> {
@@ -90,6 +105,7 @@ impl Session {
         let latch = op.opt_bool("latch")?.unwrap_or(false);
         let queue_size = op.opt_uint("queue_size")?.unwrap_or(100);
         let id = op.id_key()?;
+        self.check_topic(topic, "advertisement of")?;
         self.register_publisher(topic, Some(given), &id, latch, queue_size)
     }
 
@@ -140,6 +156,7 @@ impl Session {
     pub(super) fn unadvertise(&mut self, op: &Op<'_>) -> Result<(), OpError> {
         let topic = op.str("topic")?;
         let id = op.id()?.map(super::args::id_key);
+        self.check_topic(topic, "unadvertisement of")?;
         let Some(entry) = self.pubs.get_mut(topic) else {
             return Ok(()); // rosbridge ignores unknown topics
         };
@@ -164,6 +181,7 @@ impl Session {
 
     pub(super) fn publish(&mut self, op: &Op<'_>) -> Result<(), OpError> {
         let topic = op.str("topic")?;
+        self.check_topic(topic, "publish to")?;
         if !self.pubs.contains_key(topic) {
             let latch = op.opt_bool("latch")?.unwrap_or(false);
             let queue_size = op.opt_uint("queue_size")?.unwrap_or(100);
@@ -203,6 +221,7 @@ impl Session {
             queue_length: op.opt_uint("queue_length")?.unwrap_or(0),
             encoding: Some(encoding),
         };
+        self.check_topic(topic, "subscription to")?;
         let resolved = self.core.resolve(topic).map_err(failed)?;
         let type_name = self.topic_type(&resolved, given)?;
         let alias: Option<Arc<str>> = (resolved != topic).then(|| Arc::from(topic));
