@@ -14,7 +14,6 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
-import warnings
 from typing import Any, Callable, List, Optional, Tuple
 
 from . import _hibari
@@ -36,10 +35,8 @@ class CallbackGroup:
     A group may hold entities of several nodes. Entities created without a
     group join their node's default group, mutually exclusive.
 
-    Timers and guard conditions honour groups now. Subscriptions and
-    services stay in their node's default group until hibari's Rust API can
-    put a generic (run-time typed) subscription or service in a group; they
-    warn once when given another group. Clients need no executor.
+    Subscriptions, services, timers and guard conditions honour groups.
+    Clients need no executor.
     """
 
     _reentrant = False
@@ -67,17 +64,6 @@ class ReentrantCallbackGroup(CallbackGroup):
     """Lets a multi-threaded executor run its callbacks in parallel."""
 
     _reentrant = True
-
-
-_warned_groups: set = set()
-
-
-def _ignored_group(group: Any, node: "Node", what: str) -> None:
-    if group is None or group is node.default_callback_group or what in _warned_groups:
-        return
-    _warned_groups.add(what)
-    warnings.warn(f"hibari: {what} run in their node's default callback group for now "
-                  "(the group given is not used)", RuntimeWarning, stacklevel=3)
 
 
 def _group(group: Any, node: "Node") -> Any:
@@ -175,10 +161,9 @@ class Node:
         """A subscription calling ``callback(msg)`` or ``callback(msg, info)``
         for each message (``raw``: ``msg`` is a read-only uint8 numpy array of
         the CDR bytes)."""
-        _ignored_group(callback_group, self, "subscriptions")
         inner = self._inner.create_subscription(
             _type_name(msg_type, "message"), topic, as_tuple(qos_profile), callback,
-            _takes_info(callback), raw)
+            _takes_info(callback), raw, self._group_of(callback_group))
         return self._keep(Subscription(inner, msg_type, callback, qos_profile))
 
     def subscribe_async(self, msg_type: type, topic: str, qos_profile: QoSLike = 10, *,
@@ -213,9 +198,9 @@ class Node:
                        qos_profile: QoSLike = qos_profile_services_default,
                        callback_group: Any = None) -> Service:
         """A server answering with ``callback(request, response) -> response``."""
-        _ignored_group(callback_group, self, "services")
         inner = self._inner.create_service(_type_name(srv_type, "service"), srv_name,
-                                           as_tuple(qos_profile), callback)
+                                           as_tuple(qos_profile), callback,
+                                           self._group_of(callback_group))
         return self._keep(Service(inner, srv_type, callback))
 
     def create_client(self, srv_type: type, srv_name: str, *,

@@ -134,14 +134,47 @@ def test_exclusive_callbacks_never_overlap_on_many_threads(context, group) -> No
     assert watch.runs == 20 and watch.most == 1
 
 
-def test_subscriptions_and_services_warn_that_their_group_is_not_used_yet(node, topic) -> None:
+def test_a_subscription_and_a_service_of_a_reentrant_group_run_at_the_same_time(node, topic) -> None:
     from hibari.msg.std_msgs import String  # type: ignore[attr-defined]
-    from hibari.node import _warned_groups
+    from hibari.msg.std_srvs import Trigger  # type: ignore[attr-defined]
 
-    _warned_groups.discard("subscriptions")
-    with pytest.warns(RuntimeWarning, match="default callback group"):
-        node.create_subscription(String, topic, lambda m: None, 10,
-                                 callback_group=hibari.ReentrantCallbackGroup())
+    group = hibari.ReentrantCallbackGroup()
+    barrier = threading.Barrier(2, timeout=LONG)
+    met: List[bool] = []
+
+    def meet() -> None:
+        try:
+            barrier.wait()
+            met.append(True)
+        except threading.BrokenBarrierError:
+            met.append(False)
+
+    def answer(request: Any, response: Any) -> Any:
+        meet()
+        return response
+
+    node.create_subscription(String, topic, lambda m: meet(), 10, callback_group=group)
+    node.create_service(Trigger, topic + "_srv", answer, callback_group=group)
+    publisher = node.create_publisher(String, topic, 10)
+    client = node.create_client(Trigger, topic + "_srv")
+    executor = hibari.MultiThreadedExecutor(2)
+    executor.add_node(node)
+    spinner = _spinning(executor)
+    try:
+        assert client.wait_for_service(LONG)
+        future = client.call_async(Trigger.Request())
+        publisher.publish(String(data="x"))
+        deadline = time.monotonic() + LONG
+        while len(met) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert future is not None
+    finally:
+        executor.shutdown()
+        spinner.join(LONG)
+    assert met == [True, True]
+
+
+def test_a_group_must_be_a_callback_group(node) -> None:
     with pytest.raises(TypeError, match="callback group"):
         node.create_timer(1.0, lambda: None, callback_group=object())
 

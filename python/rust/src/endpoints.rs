@@ -191,7 +191,8 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    #[allow(clippy::too_many_arguments)]
+    /// `shape`: whether the callback takes the sample info, and whether it
+    /// gets the raw CDR bytes instead of a message.
     pub(crate) fn create(
         py: Python<'_>,
         node: &hibari::Node,
@@ -199,8 +200,8 @@ impl Subscription {
         topic: &str,
         qos: QosProfile,
         callback: Py<PyAny>,
-        with_info: bool,
-        raw: bool,
+        (with_info, raw): (bool, bool),
+        group: &hibari::CallbackGroup,
     ) -> PyResult<Self> {
         let schema = schema(py, type_name)?;
         // The class must exist before the first sample arrives.
@@ -228,7 +229,13 @@ impl Subscription {
             });
         };
         let inner = node
-            .create_generic_subscription(topic, &full_name, qos, deliver)
+            .create_generic_subscription_with(
+                topic,
+                &full_name,
+                qos,
+                deliver,
+                hibari::SubscriptionOptions::new().callback_group(group),
+            )
             .map_err(value_error)?;
         let _local = LocalSubscription::of(node, inner.topic());
         Ok(Subscription {

@@ -141,7 +141,7 @@ impl Node {
     /// A subscription calling `callback(msg)` (or `callback(msg, info)`
     /// when `with_info`; `msg` is a read-only uint8 numpy array of the CDR
     /// bytes when `raw`).
-    #[pyo3(signature = (type_name, topic, qos, callback, with_info = false, raw = false))]
+    #[pyo3(signature = (type_name, topic, qos, callback, with_info = false, raw = false, group = None))]
     #[allow(clippy::too_many_arguments)]
     fn create_subscription(
         &self,
@@ -152,6 +152,7 @@ impl Node {
         callback: Py<PyAny>,
         with_info: bool,
         raw: bool,
+        group: Option<&CallbackGroup>,
     ) -> PyResult<Subscription> {
         Subscription::create(
             py,
@@ -160,8 +161,8 @@ impl Node {
             topic,
             profile(qos)?,
             callback,
-            with_info,
-            raw,
+            (with_info, raw),
+            &self.group(group),
         )
     }
 
@@ -208,6 +209,7 @@ impl Node {
 
     /// A server of the service type `type_name` (`pkg/srv/S`) named `name`,
     /// answering with `callback(request, response) -> response`.
+    #[pyo3(signature = (type_name, name, qos, callback, group = None))]
     fn create_service(
         &self,
         py: Python<'_>,
@@ -215,8 +217,12 @@ impl Node {
         name: &str,
         qos: QosTuple,
         callback: Py<PyAny>,
+        group: Option<&CallbackGroup>,
     ) -> PyResult<Service> {
-        Service::create(py, &self.inner, type_name, name, profile(qos)?, callback)
+        let options = hibari::ServiceOptions::new()
+            .qos(profile(qos)?)
+            .callback_group(&self.group(group));
+        Service::create(py, &self.inner, type_name, name, options, callback)
     }
 
     /// A client of the service type `type_name` named `name`.

@@ -86,7 +86,7 @@ impl Service {
         node: &hibari::Node,
         type_name: &str,
         name: &str,
-        qos: QosProfile,
+        options: hibari::ServiceOptions,
         callback: Py<PyAny>,
     ) -> PyResult<Self> {
         let (rq, rs) = parts(py, type_name)?;
@@ -102,7 +102,7 @@ impl Service {
             }
         };
         let inner = node
-            .create_generic_service(name, type_name, qos, respond)
+            .create_generic_service_with(name, type_name, respond, options)
             .map_err(value_error)?;
         Ok(Service { inner, failed })
     }
