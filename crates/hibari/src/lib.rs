@@ -106,10 +106,16 @@ mod stream;
 // Generic (run-time typed, CDR) services and clients, for bridges and tools.
 mod generic_client;
 mod generic_service;
+// ROS 2 actions over services and topics (typed and generic).
+pub mod action;
 
 #[cfg(test)]
 mod tests;
 
+pub use action::{
+    ActionClient, ActionServer, CancelResponse, ClientGoalHandle, GenericActionClient,
+    GenericActionServer, GoalResponse, GoalStatus, ServerGoalHandle,
+};
 pub use callback::{MessageCallback, SubscriptionCallback};
 pub use client::{CallError, Client, ClientCreateError};
 pub use context::{Context, ContextBuilder, ContextCreateError, NodeCreateError, DOMAIN_ID_ENV};

@@ -12,6 +12,7 @@
 //! clients that asked for them with `set_level` (roslibpy breaks on
 //! unsolicited ones, bridge.md §4.2), counted either way.
 
+mod actions;
 mod args;
 mod auth;
 pub(crate) mod fragments;
@@ -90,6 +91,7 @@ pub(crate) struct Session {
     pending: Arc<Mutex<HashMap<String, Pending>>>,
     reassembly: Reassembly,
     authenticated: bool,
+    actions: actions::Actions,
 }
 
 impl Session {
@@ -109,6 +111,7 @@ impl Session {
             services: HashSet::new(),
             pending: Arc::new(Mutex::new(HashMap::new())),
             reassembly,
+            actions: actions::Actions::default(),
         }
     }
 
@@ -198,13 +201,12 @@ impl Session {
             "set_level" => self.set_level(&op),
             "auth" => return self.auth(&op),
             "status" => Ok(()),
-            "advertise_action" | "unadvertise_action" | "send_action_goal"
-            | "cancel_action_goal" | "action_feedback" | "action_result" => {
-                Err(OpError::Failed(format!(
-                    "`{}`: actions are not supported by this bridge yet",
-                    op.name
-                )))
-            }
+            "send_action_goal" => self.send_action_goal(&op),
+            "cancel_action_goal" => self.cancel_action_goal(&op),
+            "advertise_action" => self.advertise_action(&op),
+            "unadvertise_action" => self.unadvertise_action(&op),
+            "action_feedback" => self.action_feedback(&op),
+            "action_result" => self.action_result(&op),
             other => Err(OpError::UnknownOp(other.to_owned())),
         };
         if let Err(e) = result {

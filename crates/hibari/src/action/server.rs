@@ -1,0 +1,379 @@
+//! The server's side of an action: the table of goals, the three services
+//! that read and change it, and the status and feedback topics.
+//!
+//! Requests run on the executor spinning the server's node. A goal's state
+//! changes under one lock, and every change is published on the status
+//! topic after the lock is released; user callbacks never run under it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use super::codec::{decode_result_request, ActionCodec};
+use super::{now_stamp, CancelResponse, GoalId, GoalStatus};
+use crate::context::lock;
+use crate::msg::action_msgs::msg::{GoalInfo, GoalStatus as RosGoalStatus, GoalStatusArray};
+use crate::msg::action_msgs::srv::{CancelGoal, CancelGoal_Request, CancelGoal_Response};
+use crate::msg::builtin_interfaces::msg::Time;
+use crate::msg::unique_identifier_msgs::msg::UUID;
+use crate::{
+    GenericServiceServer, NameError, Publisher, PublisherCreateError, Serialized,
+    ServiceCreateError, ServiceResponder, ServiceServer,
+};
+
+/// Why an action server could not be created.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ActionServerCreateError {
+    /// The action name is not valid (or its remapping is not).
+    #[error("cannot create the action server: {0}")]
+    InvalidName(NameError),
+    /// The action type is not known or not an action type (generic servers).
+    #[error("cannot create the action server: {0}")]
+    UnknownType(String),
+    /// One of its services could not be created.
+    #[error("cannot create the action server's service: {0}")]
+    Service(ServiceCreateError),
+    /// Its feedback or status publisher could not be created.
+    #[error("cannot create the action server's publisher: {0}")]
+    Publisher(PublisherCreateError),
+}
+
+/// How to create an action server beyond its name and callbacks.
+#[derive(Clone, Debug)]
+pub struct ActionServerOptions {
+    pub(crate) result_timeout: Duration,
+}
+
+impl Default for ActionServerOptions {
+    fn default() -> Self {
+        ActionServerOptions {
+            result_timeout: Duration::from_secs(15 * 60),
+        }
+    }
+}
+
+impl ActionServerOptions {
+    /// Defaults: results kept 15 minutes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How long a finished goal's result stays available to `get_result`
+    /// (ROS 2's default is 15 minutes); then the goal is forgotten.
+    pub fn result_timeout(mut self, timeout: Duration) -> Self {
+        self.result_timeout = timeout;
+        self
+    }
+}
+
+/// One goal in the server's table.
+struct GoalEntry {
+    stamp: Time,
+    status: GoalStatus,
+    /// The encoded `GetResult` response, once the goal ended.
+    result: Option<Vec<u8>>,
+    /// `get_result` requests waiting for the end.
+    waiting: Vec<ServiceResponder>,
+    ended: Option<Instant>,
+}
+
+/// What the server's services, publishers and goal handles share.
+pub(crate) struct ServerCore<C: ActionCodec> {
+    pub(crate) codec: C,
+    pub(crate) name: String,
+    goals: Mutex<HashMap<GoalId, GoalEntry>>,
+    pub(crate) feedback: Publisher<Serialized>,
+    status: Publisher<GoalStatusArray>,
+    result_timeout: Duration,
+}
+
+/// Whether a goal may go from `from` to `to` (rcl_action's state machine;
+/// `abort` is also allowed from `Accepted`, for a handle dropped unexecuted).
+pub(crate) fn may_transition(from: GoalStatus, to: GoalStatus) -> bool {
+    use GoalStatus::*;
+    matches!(
+        (from, to),
+        (Accepted, Executing | Canceling | Aborted)
+            | (Executing, Canceling | Succeeded | Aborted)
+            | (Canceling, Succeeded | Aborted | Canceled)
+    )
+}
+
+impl<C: ActionCodec> ServerCore<C> {
+    pub(crate) fn new(
+        codec: C,
+        name: String,
+        feedback: Publisher<Serialized>,
+        status: Publisher<GoalStatusArray>,
+        options: &ActionServerOptions,
+    ) -> Self {
+        ServerCore {
+            codec,
+            name,
+            goals: Mutex::new(HashMap::new()),
+            feedback,
+            status,
+            result_timeout: options.result_timeout,
+        }
+    }
+
+    /// Forgets finished goals older than the result timeout.
+    fn expire(&self, goals: &mut HashMap<GoalId, GoalEntry>) {
+        let now = Instant::now();
+        goals.retain(|_, g| {
+            g.ended
+                .is_none_or(|t| now.duration_since(t) < self.result_timeout)
+        });
+    }
+
+    /// Whether `id` is in the table (a duplicate goal id is rejected).
+    pub(crate) fn knows(&self, id: &GoalId) -> bool {
+        lock(&self.goals).contains_key(id)
+    }
+
+    /// Adds an accepted goal with `status`; returns its stamp.
+    pub(crate) fn insert(&self, id: GoalId, status: GoalStatus) -> Time {
+        let stamp = now_stamp();
+        let mut goals = lock(&self.goals);
+        self.expire(&mut goals);
+        goals.insert(
+            id,
+            GoalEntry {
+                stamp: stamp.clone(),
+                status,
+                result: None,
+                waiting: Vec::new(),
+                ended: None,
+            },
+        );
+        stamp
+    }
+
+    pub(crate) fn status_of(&self, id: &GoalId) -> GoalStatus {
+        lock(&self.goals)
+            .get(id)
+            .map_or(GoalStatus::Unknown, |g| g.status)
+    }
+
+    /// Moves goal `id` to `to`: to a terminal status with its `result`
+    /// (`None`: the default). Answers waiting `get_result`s and publishes
+    /// the status.
+    pub(crate) fn transition(
+        &self,
+        id: &GoalId,
+        to: GoalStatus,
+        result: Option<&C::Result>,
+    ) -> Result<(), super::GoalStateError> {
+        let encoded = if to.is_terminal() {
+            Some(
+                self.codec
+                    .encode_result_response(to as i8, result)
+                    .map_err(super::GoalStateError::Encode)?,
+            )
+        } else {
+            None
+        };
+        let waiting = {
+            let mut goals = lock(&self.goals);
+            let goal = goals.get_mut(id).ok_or(super::GoalStateError::Unknown)?;
+            if !may_transition(goal.status, to) {
+                return Err(super::GoalStateError::InvalidTransition {
+                    from: goal.status,
+                    to,
+                });
+            }
+            goal.status = to;
+            match &encoded {
+                Some(bytes) => {
+                    goal.result = Some(bytes.clone());
+                    goal.ended = Some(Instant::now());
+                    std::mem::take(&mut goal.waiting)
+                }
+                // Waiting `get_result`s wait on until the goal ends.
+                None => Vec::new(),
+            }
+        };
+        if let Some(bytes) = &encoded {
+            for responder in waiting {
+                // A client gone meanwhile is not the goal's failure.
+                let _ = responder.respond(bytes);
+            }
+        }
+        self.publish_status();
+        Ok(())
+    }
+
+    /// Publishes every known goal's status.
+    pub(crate) fn publish_status(&self) {
+        let status_list = {
+            let goals = lock(&self.goals);
+            let mut list: Vec<RosGoalStatus> = goals
+                .iter()
+                .map(|(id, g)| RosGoalStatus {
+                    goal_info: GoalInfo {
+                        goal_id: UUID { uuid: *id },
+                        stamp: g.stamp.clone(),
+                    },
+                    status: g.status as i8,
+                })
+                .collect();
+            list.sort_by_key(|s| (s.goal_info.stamp.sec, s.goal_info.stamp.nanosec));
+            list
+        };
+        // Status is a best-effort report; a full queue drops one update.
+        let _ = self.status.publish(GoalStatusArray { status_list });
+    }
+
+    /// Answers a `get_result` request: at once for a finished or unknown
+    /// goal, when it ends for an active one.
+    pub(crate) fn on_get_result(&self, request: &[u8], responder: ServiceResponder) {
+        let Ok(id) = decode_result_request(request) else {
+            return;
+        };
+        let ready = {
+            let mut goals = lock(&self.goals);
+            self.expire(&mut goals);
+            match goals.get_mut(&id) {
+                Some(GoalEntry {
+                    result: Some(bytes),
+                    ..
+                }) => Some(bytes.clone()),
+                Some(goal) => {
+                    goal.waiting.push(responder);
+                    return;
+                }
+                None => self
+                    .codec
+                    .encode_result_response(GoalStatus::Unknown as i8, None)
+                    .ok(),
+            }
+        };
+        if let Some(bytes) = ready {
+            let _ = responder.respond(&bytes);
+        }
+    }
+
+    /// Answers a cancel request, asking `decide` about each active goal it
+    /// names (ROS 2's rules: a zero id means every goal, a non-zero stamp
+    /// adds every goal accepted at or before it).
+    pub(crate) fn on_cancel(
+        &self,
+        request: CancelGoal_Request,
+        decide: &mut dyn FnMut(&GoalId) -> CancelResponse,
+    ) -> CancelGoal_Response {
+        let wanted = request.goal_info;
+        let all = wanted.goal_id.uuid == [0; 16];
+        let stamp_zero = wanted.stamp.sec == 0 && wanted.stamp.nanosec == 0;
+        let before = |s: &Time| (s.sec, s.nanosec) <= (wanted.stamp.sec, wanted.stamp.nanosec);
+        let candidates: Vec<(GoalId, Time, GoalStatus)> = {
+            let goals = lock(&self.goals);
+            if !all && !goals.contains_key(&wanted.goal_id.uuid) && stamp_zero {
+                return CancelGoal_Response {
+                    return_code: CancelGoal_Response::ERROR_UNKNOWN_GOAL_ID,
+                    goals_canceling: Vec::new(),
+                };
+            }
+            goals
+                .iter()
+                .filter(|(id, g)| {
+                    (all && stamp_zero)
+                        || **id == wanted.goal_id.uuid
+                        || (!stamp_zero && before(&g.stamp))
+                })
+                .map(|(id, g)| (*id, g.stamp.clone(), g.status))
+                .collect()
+        };
+        let mut canceling = Vec::new();
+        let mut any_active = false;
+        for (id, stamp, status) in candidates {
+            if !status.is_active() {
+                continue;
+            }
+            any_active = true;
+            let accepted = status == GoalStatus::Canceling
+                || (decide(&id) == CancelResponse::Accept
+                    && self.transition(&id, GoalStatus::Canceling, None).is_ok());
+            if accepted {
+                canceling.push(GoalInfo {
+                    goal_id: UUID { uuid: id },
+                    stamp,
+                });
+            }
+        }
+        let return_code = if !canceling.is_empty() {
+            CancelGoal_Response::ERROR_NONE
+        } else if any_active {
+            CancelGoal_Response::ERROR_REJECTED
+        } else if all {
+            CancelGoal_Response::ERROR_NONE
+        } else {
+            CancelGoal_Response::ERROR_GOAL_TERMINATED
+        };
+        CancelGoal_Response {
+            return_code,
+            goals_canceling: canceling,
+        }
+    }
+}
+
+/// Serves the action whose codec is `C`: [`ActionServer<A>`](super::ActionServer)
+/// for a generated action, [`GenericActionServer`](super::GenericActionServer)
+/// for one named at run time. Dropping it removes the action's services and
+/// topics; goal handles still held then fail to publish and to end.
+pub struct ActionServerOf<C: ActionCodec> {
+    pub(crate) core: std::sync::Arc<ServerCore<C>>,
+    pub(crate) _send_goal: GenericServiceServer,
+    pub(crate) _get_result: GenericServiceServer,
+    pub(crate) _cancel: ServiceServer<CancelGoal>,
+}
+
+impl<C: ActionCodec> std::fmt::Debug for ActionServerOf<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ActionServer")
+            .field("name", &self.core.name)
+            .field("type", &self.core.codec.type_name())
+            .finish()
+    }
+}
+
+impl<C: ActionCodec> ActionServerOf<C> {
+    /// The fully qualified action name.
+    pub fn name(&self) -> &str {
+        &self.core.name
+    }
+
+    /// The action type (`pkg/action/Name`).
+    pub fn type_name(&self) -> &str {
+        self.core.codec.type_name()
+    }
+
+    /// The status of goal `id` as the server knows it.
+    pub fn goal_status(&self, id: &GoalId) -> GoalStatus {
+        self.core.status_of(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_transitions_of_the_ros_state_machine_are_allowed() {
+        use GoalStatus::*;
+        assert!(may_transition(Accepted, Executing));
+        assert!(may_transition(Executing, Succeeded));
+        assert!(may_transition(Canceling, Canceled));
+        assert!(
+            !may_transition(Executing, Canceled),
+            "canceled needs a cancel request"
+        );
+        assert!(
+            !may_transition(Succeeded, Aborted),
+            "an ended goal stays ended"
+        );
+        assert!(!may_transition(Accepted, Succeeded));
+    }
+}
