@@ -2,13 +2,15 @@
 //! [`run_cell`](crate::run_cell) with the hidden `__child` subcommand.
 //!
 //! It pins itself, connects to the parent's control socket, opens its ends of
-//! the system, answers every payload with an ack, and finally reports its CPU
-//! time and context switches over the measured window. If the parent goes
+//! the system, answers every payload with an ack (open loop: only stamps
+//! it), and finally reports its CPU time and context switches over the
+//! measured window (open loop: and its samples). If the parent goes
 //! away (the control socket closes) before the cell is done, it exits at once
 //! rather than wait forever for a message.
 
 use crate::control::{ChildReport, Control, ControlError, Message};
 use crate::harness::{resolve, Placement};
+use crate::openloop::{receive_open_loop, tally};
 use crate::sys::{self, Usage};
 use crate::system::{Link, LinkError, Role, Setup, ACK_LEN};
 use crate::workload::{payload_ok, touch, Ack};
@@ -34,6 +36,10 @@ pub struct ChildArgs {
     pub samples: u64,
     /// Whether to read every byte before the final stamp.
     pub touch: bool,
+    /// Open loop at this rate (no acks; see [`crate::openloop`]); `None`: ping-pong.
+    pub rate_hz: Option<f64>,
+    /// Queue depth of the data direction.
+    pub depth: usize,
 }
 
 /// Why the subscriber process failed.
@@ -79,6 +85,7 @@ fn run(args: &ChildArgs, control: &mut Control) -> Result<(), ChildRunError> {
         role: Role::Subscriber,
         variant,
         size: args.size,
+        depth: args.depth.max(1),
         tag: &args.tag,
         control,
         abort: abort.clone(),
@@ -86,21 +93,45 @@ fn run(args: &ChildArgs, control: &mut Control) -> Result<(), ChildRunError> {
     let Link {
         mut tx,
         mut rx,
-        unblock: _,
+        unblock,
     } = system.open(setup)?;
     control.send(&Message::Ready)?;
 
     let done = Arc::new(AtomicBool::new(false));
     {
-        let (mut watch, done) = (control.try_clone()?, done.clone());
+        let (mut watch, done, abort) = (control.try_clone()?, done.clone(), abort.clone());
         std::thread::spawn(move || {
-            // The parent sends nothing after "ready": any return means it closed the channel.
-            let _ = watch.recv();
+            // After "ready" the parent sends only "stop" (open loop); any other
+            // return means it closed the channel.
+            if let Ok(Message::Stop) = watch.recv() {
+                abort.store(true, Ordering::SeqCst);
+                unblock();
+                let _ = watch.recv();
+            }
             if !done.load(Ordering::SeqCst) {
                 eprintln!("hibari-bench-ipc subscriber: the publisher went away; exiting");
                 std::process::exit(3);
             }
         });
+    }
+    if args.rate_hz.is_some() {
+        let got = receive_open_loop(rx.as_mut(), args.size, args.warmup, args.samples, &abort)?;
+        let used = got
+            .first
+            .map(|f| Usage::now().since(&f))
+            .unwrap_or_default();
+        let report = ChildReport {
+            received: tally(&got.samples, args.samples).received,
+            errors: got.errors,
+            cpu_us: used.cpu_us,
+            ctx_vol: used.ctx_vol,
+            ctx_invol: used.ctx_invol,
+            samples: got.samples,
+        };
+        done.store(true, Ordering::SeqCst);
+        control.send(&Message::Report(report))?;
+        drop((tx, rx));
+        return Ok(());
     }
 
     let mut report = ChildReport::default();

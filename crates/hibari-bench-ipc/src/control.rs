@@ -4,7 +4,8 @@
 //! descriptors (`SCM_RIGHTS`) attached to a frame.
 //!
 //! It is used only outside the measured loop: to set up a cell, to say
-//! "ready", and to bring back the subscriber's CPU figures at the end.
+//! "ready", to say "stop" (open loop), and to bring back the subscriber's
+//! CPU figures (and, open loop, its samples) at the end.
 
 use crate::sys;
 use std::io::{self, Read, Write};
@@ -34,6 +35,8 @@ pub enum Message {
     },
     /// The subscriber opened its ends and waits for the first message.
     Ready,
+    /// Open loop: the publisher is done (and gave stragglers time); stop receiving.
+    Stop,
     /// The subscriber finished; its figures.
     Report(ChildReport),
     /// The subscriber failed; the error text.
@@ -56,6 +59,9 @@ pub struct ChildReport {
     pub ctx_vol: u64,
     /// Involuntary context switches over the measured window.
     pub ctx_invol: u64,
+    /// Open loop: `(measured sequence, receive − due ns)` of every message received.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<(u64, u64)>,
 }
 
 /// Why the control channel failed.
@@ -208,7 +214,7 @@ impl Control {
             fds.append(&mut got);
         }
         let len = u32::from_le_bytes(len) as usize;
-        if len > 1 << 20 {
+        if len > 64 << 20 {
             return Err(ControlError::Malformed(format!("frame of {len} bytes")));
         }
         let mut body = vec![0u8; len];

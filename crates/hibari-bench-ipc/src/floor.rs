@@ -68,6 +68,10 @@ impl System for Floor {
         VARIANTS
     }
 
+    fn queues(&self) -> bool {
+        false
+    }
+
     fn open(&self, setup: Setup<'_>) -> Result<Link, LinkError> {
         let (data, ack, data_wake, ack_wake) = match setup.role {
             Role::Publisher => create(setup.variant.name, setup.size, setup.control)?,

@@ -1,9 +1,10 @@
 //! Runs one measured cell from the publisher process: pins the CPU, starts the
 //! subscriber as a child process (the benchmark binary re-executed with
-//! `__child`), opens the system on both sides, plays the ping-pong and turns
-//! the stamps into a [`Record`].
+//! `__child`), opens the system on both sides, plays the ping-pong (or
+//! publishes open loop, [`crate::openloop`]) and turns the stamps into a
+//! [`Record`].
 //!
-//! Per message `i` the publisher takes `t0`, loans and fills the payload with
+//! Ping-pong: per message `i` the publisher takes `t0`, loans and fills the payload with
 //! the byte `i & 0xff`, stamps `t_send` into the header and sends; the
 //! subscriber stamps `t_recv` as soon as the payload is in hand, checks it (and
 //! sums every byte with `touch`), stamps `t_touch` and sends a 32-byte ack;
@@ -11,7 +12,8 @@
 //! `t_recv − t_send` (`t_touch − t_send` with touch), on one `CLOCK_MONOTONIC`.
 
 use crate::control::{ChildReport, Control, ControlError, ControlListener, Message};
-use crate::measure::{publish_loop, total_bytes};
+use crate::measure::{open_loop_record, publish_loop, total_bytes};
+use crate::openloop::publish_open_loop;
 use crate::stats::Record;
 use crate::sys;
 use crate::system::{system_by_name, Link, LinkError, Role, Setup, Variant};
@@ -40,6 +42,12 @@ pub struct CellSpec {
     pub warmup: u64,
     /// Messages measured.
     pub samples: u64,
+    /// `None`: closed-loop ping-pong (the next message after the ack). `Some(r)`:
+    /// open loop at `r` Hz, 0 = as fast as possible ([`crate::openloop`]).
+    pub rate_hz: Option<f64>,
+    /// Queue depth of the data direction (subscriber buffer / keep-last); 2 in
+    /// ping-pong, where at most one message is ever in flight.
+    pub depth: usize,
 }
 
 /// How to run cells.
@@ -97,6 +105,12 @@ static CELL_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Measures one cell (see the module docs). Blocks until the child exited.
 pub fn run_cell(spec: &CellSpec, opts: &RunOptions) -> Result<Record, CellRunError> {
     let (system, variant) = resolve(&spec.system, &spec.variant).map_err(CellRunError::Spec)?;
+    if spec.rate_hz.is_some() && !system.queues() {
+        return Err(CellRunError::Spec(format!(
+            "{} has no queue: it runs ping-pong only",
+            spec.system
+        )));
+    }
     if spec.size < crate::workload::HEADER_LEN {
         return Err(CellRunError::Spec(format!(
             "size {} is below the 32-byte header",
@@ -109,6 +123,8 @@ pub fn run_cell(spec: &CellSpec, opts: &RunOptions) -> Result<Record, CellRunErr
         CELL_COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     sys::set_affinity(&spec.placement.cpus(Role::Publisher)).map_err(io("sched_setaffinity"))?;
+    // The calling thread gets every CPU back when the cell ends, however it ends.
+    let _unpin = Unpin;
     // Declared before the child and the link so that it runs after both are gone,
     // whether the cell succeeds or fails.
     let _cleanup = RemoveLeftovers {
@@ -128,6 +144,7 @@ pub fn run_cell(spec: &CellSpec, opts: &RunOptions) -> Result<Record, CellRunErr
         role: Role::Publisher,
         variant,
         size: spec.size,
+        depth: spec.depth.max(1),
         tag: &tag,
         control: &mut control,
         abort: abort.clone(),
@@ -156,7 +173,22 @@ pub fn run_cell(spec: &CellSpec, opts: &RunOptions) -> Result<Record, CellRunErr
         child.0.id(),
         opts.stall_timeout,
     );
-    let measured = publish_loop(spec, tx.as_mut(), rx.as_mut(), &progress);
+    let measured = match spec.rate_hz {
+        None => publish_loop(spec, tx.as_mut(), rx.as_mut(), &progress)
+            .map(|m| Measured::PingPong(Box::new(m))),
+        Some(rate) => {
+            let sent = publish_open_loop(spec, rate, tx.as_mut(), &progress);
+            // Stragglers: wait for the subscriber's report (it stops at the last
+            // message), at most a drain time; then tell it to stop.
+            let drain = Duration::from_millis(300 + (spec.size as u64 / 10_000).min(1_000));
+            let until = Instant::now() + drain;
+            while sent.is_ok() && !watcher.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let _ = control.send(&Message::Stop);
+            sent.map(Measured::OpenLoop)
+        }
+    };
     if measured.is_err() {
         sys::kill_process(child.0.id()); // the watcher then sees the channel close
     }
@@ -174,15 +206,19 @@ pub fn run_cell(spec: &CellSpec, opts: &RunOptions) -> Result<Record, CellRunErr
 
     let leftovers = system.leftovers(&tag); // removed by `_cleanup` on return
     let leftover_bytes = total_bytes(&leftovers);
-    Ok(measured.into_record(
-        spec,
-        system.as_ref(),
-        variant,
-        &report,
-        files_while_running,
-        &leftovers,
-        leftover_bytes,
-    ))
+    let files = (files_while_running, leftovers.as_slice(), leftover_bytes);
+    Ok(match measured {
+        Measured::PingPong(m) => m.into_record(spec, system.as_ref(), variant, &report, files),
+        Measured::OpenLoop(s) => {
+            open_loop_record(spec, system.as_ref(), variant, &report, s, files)
+        }
+    })
+}
+
+/// The publisher side's measurement, by loop kind.
+enum Measured {
+    PingPong(Box<crate::measure::Measured>),
+    OpenLoop(crate::openloop::Sent),
 }
 
 fn unexpected(expected: &'static str, got: Message) -> CellRunError {
@@ -224,6 +260,10 @@ fn spawn_subscriber(
     if spec.touch {
         cmd.arg("--touch");
     }
+    if let Some(rate) = spec.rate_hz {
+        cmd.args(["--rate", &rate.to_string()]);
+    }
+    cmd.args(["--depth", &spec.depth.to_string()]);
     let child = cmd.stdin(Stdio::null()).stdout(Stdio::null()).spawn();
     Ok(KillOnDrop(child.map_err(io("spawn subscriber"))?))
 }
@@ -280,6 +320,15 @@ impl Drop for RemoveLeftovers<'_> {
         for path in self.system.leftovers(self.tag) {
             let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir_all(&path));
         }
+    }
+}
+
+/// Restores the calling thread's affinity to every online CPU on drop.
+struct Unpin;
+
+impl Drop for Unpin {
+    fn drop(&mut self) {
+        let _ = sys::set_affinity(&Placement::Free.cpus(Role::Publisher));
     }
 }
 

@@ -1,7 +1,8 @@
 //! iceoryx2 0.10 (crates.io), set up as in `shared/specs/measured-ipc.md`.
 //!
 //! Payloads travel on a `publish_subscribe::<[u8]>()` service with one
-//! publisher, one subscriber, no history and a subscriber buffer of 2; the
+//! publisher, one subscriber, no history and a subscriber buffer of 2 (the
+//! cell's depth in open loop; a full buffer overwrites its oldest sample); the
 //! publisher declares `initial_max_slice_len(size)` (default `Static`
 //! allocation), loans `loan_slice_uninit(size)`, fills it in place and sends.
 //! The 32-byte ack returns on a second `[u8]` service. In `event` mode each
@@ -90,7 +91,7 @@ impl System for Iceoryx2 {
             .signal_handling_mode(SignalHandlingMode::Disabled);
         let node: Rc<Node> = Rc::new(ice!("node", builder.create::<ipc::Service>()));
         let name = |suffix: &str| ServiceName::new(&format!("hibari-bench/{}/{suffix}", setup.tag));
-        let pubsub = |suffix: &str| -> Result<_, LinkError> {
+        let pubsub = |suffix: &str, depth: usize| -> Result<_, LinkError> {
             let name = ice!("service name", name(suffix));
             Ok(ice!(
                 "publish_subscribe service",
@@ -99,7 +100,7 @@ impl System for Iceoryx2 {
                     .max_publishers(1)
                     .max_subscribers(1)
                     .history_size(0)
-                    .subscriber_max_buffer_size(2)
+                    .subscriber_max_buffer_size(depth)
                     .open_or_create()
             ))
         };
@@ -110,7 +111,7 @@ impl System for Iceoryx2 {
                 node.service_builder(&name).event().open_or_create()
             ))
         };
-        let (data, ack) = (pubsub("data")?, pubsub("ack")?);
+        let (data, ack) = (pubsub("data", setup.depth.max(2))?, pubsub("ack", 2)?);
         let evented = setup.variant.mode == Mode::Event;
         let (data_ev, ack_ev) = match evented {
             true => (Some(event("data-event")?), Some(event("ack-event")?)),
@@ -251,9 +252,8 @@ struct IceRx {
 impl Subscribe for IceRx {
     fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
         loop {
-            if let Some(listener) = &self.listener {
-                ice!("listener wait", listener.timed_wait(|_| {}, WAIT_SLICE));
-            }
+            // A sample already queued is taken first: one wake-up may announce
+            // several samples (open loop), and waiting again would sleep on them.
             if let Some(sample) = ice!("receive", self.subscriber.receive()) {
                 read(sample.payload());
                 return Ok(());
@@ -261,8 +261,11 @@ impl Subscribe for IceRx {
             if self.abort.load(Ordering::Relaxed) {
                 return Err(LinkError::Aborted);
             }
-            if self.listener.is_none() {
-                std::hint::spin_loop();
+            match &self.listener {
+                Some(listener) => {
+                    ice!("listener wait", listener.timed_wait(|_| {}, WAIT_SLICE));
+                }
+                None => std::hint::spin_loop(),
             }
         }
     }

@@ -21,6 +21,12 @@
 //! compared with open-loop publishing (anchors.md §2, item 1), so compare it
 //! only with itself.
 //!
+//! **Open loop** ([`openloop`]; `CellSpec::rate_hz`, `--rates`): the
+//! publisher sends at a fixed rate (or as fast as possible) without waiting
+//! for anything, stamps each message's *due* time, and the subscriber only
+//! stamps and keeps `(sequence, receive − due)`; messages a full queue
+//! overwrote count as lost. This is what `hibari bench latency` uses.
+//!
 //! # Systems
 //!
 //! - [`Floor`]: the machine's bare wake-up floor doing the same payload
@@ -30,6 +36,10 @@
 //!   Notifier) and busy-polled, with the anchors' settings. The files it
 //!   creates under `/dev/shm` and `/tmp/iceoryx2` are counted, reported and
 //!   removed after every cell.
+//! - [`HibariShm`](crate::all_systems): hibari's shared-memory transport
+//!   (`hibari-shm`) through its transport API, loaned.
+//! - `Zenoh` (cargo feature `zenoh`, off by default: it compiles slowly):
+//!   raw Zenoh 1.x from crates.io, peer to peer over TCP or a Unix socket.
 //!
 //! A new system implements [`System`] (set-up in both processes),
 //! [`Publish`] (fill a loan of `len` bytes, stamp, send, wake) and
@@ -61,6 +71,8 @@
 //!     placement: Placement::Same,
 //!     warmup: 200,
 //!     samples: 2_000,
+//!     rate_hz: None, // ping-pong; Some(1000.0): open loop at 1 kHz
+//!     depth: 2,
 //! };
 //! let record = run_cell(&spec, &opts)?;
 //! println!("p50 {} µs, p99 {} µs", record.latency.p50_us, record.latency.p99_us);
@@ -83,6 +95,7 @@ mod harness;
 mod ice;
 mod machine;
 mod measure;
+pub mod openloop;
 mod placement;
 mod shm;
 mod stats;
@@ -91,7 +104,11 @@ mod sys;
 mod system;
 mod table;
 mod workload;
+#[cfg(feature = "zenoh")]
+mod zenoh;
 
+#[cfg(feature = "zenoh")]
+pub use crate::zenoh::Zenoh;
 pub use child::{child_main, ChildArgs, ChildRunError};
 pub use control::{ChildReport, Control, ControlError, Message};
 pub use floor::Floor;

@@ -16,8 +16,9 @@ use hibari_bench_ipc::{
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Two-process one-way latency: the machine's wake-up floor and iceoryx2, payloads
-/// of 64 B … 6.2 MB written every message, event-driven and busy-polled.
+/// Two-process one-way latency: the machine's wake-up floor, iceoryx2, hibari-shm (and
+/// Zenoh with the `zenoh` feature), payloads of 64 B … 6.2 MB written every message,
+/// event-driven and busy-polled, ping-pong or open loop at fixed rates.
 #[derive(Parser, Debug)]
 #[command(version, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -75,6 +76,17 @@ struct RunArgs {
     /// Give up on a cell when no message completes for this many seconds.
     #[arg(long, default_value_t = 10)]
     stall_timeout_s: u64,
+    /// Publish open loop at these rates in Hz (0: as fast as possible; `pingpong`: the
+    /// closed loop) instead of ping-pong only. Latency is then measured from each
+    /// message's due time, and messages a full queue overwrote count as lost.
+    #[arg(long, value_delimiter = ',')]
+    rates: Vec<String>,
+    /// Queue depth of the data direction in open loop.
+    #[arg(long, default_value_t = 16)]
+    depth: usize,
+    /// Print the systems this build has (one per line: name and variants) and exit.
+    #[arg(long)]
+    list_systems: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -102,6 +114,10 @@ struct ChildCli {
     samples: u64,
     #[arg(long)]
     touch: bool,
+    #[arg(long)]
+    rate: Option<f64>,
+    #[arg(long, default_value_t = 2)]
+    depth: usize,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -116,6 +132,8 @@ fn main() -> anyhow::Result<()> {
             warmup: c.warmup,
             samples: c.samples,
             touch: c.touch,
+            rate_hz: c.rate,
+            depth: c.depth,
         };
         return child_main(&args).context("subscriber process");
     }
@@ -123,7 +141,28 @@ fn main() -> anyhow::Result<()> {
 }
 
 fn run(args: RunArgs) -> anyhow::Result<()> {
+    if args.list_systems {
+        for s in hibari_bench_ipc::all_systems() {
+            let v: Vec<_> = s.variants().iter().map(|v| v.name).collect();
+            println!("{} {}", s.name(), v.join(","));
+        }
+        return Ok(());
+    }
+    let mut rates = Vec::new();
+    for r in &args.rates {
+        rates.push(match r.as_str() {
+            "pingpong" | "ping-pong" => None,
+            r => Some(
+                r.parse::<f64>()
+                    .ok()
+                    .filter(|r| *r >= 0.0)
+                    .with_context(|| format!("--rates: `{r}` is not a rate in Hz"))?,
+            ),
+        });
+    }
     let plan = Plan {
+        rates,
+        depth: args.depth.max(1),
         systems: args.systems,
         variants: args.variants,
         modes: args.modes,
@@ -166,12 +205,17 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     let (mut records, mut failed) = (Vec::new(), Vec::new());
     for (i, cell) in cells.iter().enumerate() {
         let name = format!(
-            "{} {} {} {}{}",
+            "{} {} {} {}{} {}",
             cell.system,
             cell.variant,
             size_label(cell.size as u64),
             cell.placement.as_str(),
-            if cell.touch { " touch" } else { "" }
+            if cell.touch { " touch" } else { "" },
+            match cell.rate_hz {
+                None => "ping-pong".to_string(),
+                Some(0.0) => "open loop max".to_string(),
+                Some(r) => format!("open loop {r} Hz"),
+            }
         );
         if args.wait_quiet_s > 0 {
             let busy = wait_until_quiet(args.max_busy, Duration::from_secs(args.wait_quiet_s));

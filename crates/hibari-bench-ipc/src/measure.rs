@@ -1,9 +1,10 @@
-//! The publisher's side of the ping-pong and the record it turns into.
+//! The publisher's side of the ping-pong and the records both loops turn into.
 
 use crate::control::ChildReport;
 use crate::harness::{CellRunError, CellSpec};
 use crate::machine::MachineCpu;
-use crate::stats::{Latencies, Record};
+use crate::openloop::{tally, Sent};
+use crate::stats::{Latencies, Record, Summary};
 use crate::sys::{self, Usage};
 use crate::system::{Publish, Subscribe, System, Variant};
 use crate::workload::{fill_byte, Ack, Header};
@@ -90,17 +91,15 @@ pub(crate) fn publish_loop(
 }
 
 impl Measured {
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn into_record(
         self,
         spec: &CellSpec,
         system: &dyn System,
         variant: Variant,
         child: &ChildReport,
-        files_while_running: (u64, u64),
-        leftovers: &[PathBuf],
-        leftover_bytes: u64,
+        files: Files<'_>,
     ) -> Record {
+        let (files_while_running, leftovers, leftover_bytes) = files;
         let per_msg = |cpu_us: f64| cpu_us / spec.samples.max(1) as f64;
         let (busy_s, steal_s, wall_s) = self.machine;
         let ours_s = (self.usage.cpu_us + child.cpu_us) / 1e6;
@@ -137,6 +136,64 @@ impl Measured {
             steal_ms: steal_s * 1e3,
             leftover_files: leftovers.iter().map(|p| p.display().to_string()).collect(),
             leftover_bytes,
+            ..Record::default()
         }
+    }
+}
+
+/// Files while running (count, bytes), files left behind, their bytes.
+pub(crate) type Files<'a> = ((u64, u64), &'a [PathBuf], u64);
+
+/// The record of an open-loop cell: latencies from the subscriber's samples.
+pub(crate) fn open_loop_record(
+    spec: &CellSpec,
+    system: &dyn System,
+    variant: Variant,
+    child: &ChildReport,
+    sent: Sent,
+    files: Files<'_>,
+) -> Record {
+    let ((files_n, files_bytes), leftovers, leftover_bytes) = files;
+    let t = tally(&child.samples, spec.samples);
+    let per_msg = |cpu_us: f64| cpu_us / spec.samples.max(1) as f64;
+    let latency = Summary::of(&t.latencies_ns);
+    Record {
+        experiment: "ipc-latency".into(),
+        system: system.name().into(),
+        transport: variant.transport.into(),
+        mode: variant.mode.as_str().into(),
+        variant: variant.name.into(),
+        language: "rust".into(),
+        size_bytes: spec.size as u64,
+        placement: spec.placement.as_str().into(),
+        touch: false,
+        warmup: spec.warmup,
+        sent: spec.samples,
+        received: t.received,
+        lost: t.lost,
+        errors: child.errors,
+        arrival_p50_us: latency.p50_us,
+        latency,
+        cpu_pub_us_per_msg: per_msg(sent.usage.cpu_us),
+        cpu_sub_us_per_msg: per_msg(child.cpu_us),
+        ctx_vol: sent.usage.ctx_vol + child.ctx_vol,
+        ctx_invol: sent.usage.ctx_invol + child.ctx_invol,
+        ctx_vol_pub: sent.usage.ctx_vol,
+        ctx_vol_sub: child.ctx_vol,
+        ctx_invol_pub: sent.usage.ctx_invol,
+        ctx_invol_sub: child.ctx_invol,
+        files_while_running: files_n,
+        bytes_while_running: files_bytes,
+        leftover_files: leftovers.iter().map(|p| p.display().to_string()).collect(),
+        leftover_bytes,
+        open_loop: true,
+        rate_hz: spec.rate_hz.unwrap_or(0.0),
+        depth: spec.depth,
+        late_p50_us: sent.late.quantile_us(0.5),
+        late_max_us: sent.late.summary().max_us,
+        duplicates: t.duplicates,
+        seconds: sent.seconds,
+        series_us: t.latencies_ns.iter().map(|&v| v as f64 / 1e3).collect(),
+        ..Record::default()
     }
 }

@@ -50,12 +50,12 @@ fn domain_of(tag: &str) -> u32 {
     10_000 + (h % 1_000_000) as u32
 }
 
-fn spec(tag: &str, dir: &str) -> EndpointSpec {
+fn spec(tag: &str, dir: &str, depth: usize) -> EndpointSpec {
     EndpointSpec {
         topic: format!("/bench/{tag}/{dir}"),
         type_name: "hibari_bench/msg/Payload".into(),
         type_hash: String::new(),
-        qos: QosProfile::default().keep_last(2),
+        qos: QosProfile::default().keep_last(depth),
     }
 }
 
@@ -91,15 +91,16 @@ impl System for HibariShm {
     fn open(&self, setup: Setup<'_>) -> Result<Link, LinkError> {
         let transport =
             ShmTransport::open(domain_of(setup.tag)).map_err(|e| err("open")(e.to_string()))?;
-        let (out, inn) = match setup.role {
-            Role::Publisher => ("data", "ack"),
-            Role::Subscriber => ("ack", "data"),
+        let data_depth = setup.depth.max(2);
+        let (out, inn, out_depth, in_depth) = match setup.role {
+            Role::Publisher => ("data", "ack", data_depth, 2),
+            Role::Subscriber => ("ack", "data", 2, data_depth),
         };
         let writer = transport
-            .writer(&spec(setup.tag, out), &WriterOptions::default())
+            .writer(&spec(setup.tag, out, out_depth), &WriterOptions::default())
             .map_err(|e| err("writer")(e.to_string()))?;
         let reader = transport
-            .reader(&spec(setup.tag, inn), &ReaderOptions::default())
+            .reader(&spec(setup.tag, inn, in_depth), &ReaderOptions::default())
             .map_err(|e| err("reader")(e.to_string()))?;
         let event = match setup.variant.mode {
             Mode::Event => {

@@ -56,12 +56,18 @@ impl Latencies {
     }
 }
 
-/// Percentiles and moments of one histogram, µs.
+/// Latency statistics of one series, µs: the one summary type of
+/// hibari-bench-ipc and `hibari bench` (which calls it `Stats`).
+///
+/// From [`Summary::of`]: exact count, min, max, mean and population standard
+/// deviation, percentiles from an HDR histogram (3 significant digits, never
+/// above the max). From [`Latencies::summary`]: everything from the histogram.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Summary {
     /// Number of values.
     pub count: u64,
-    /// Smallest value.
+    /// Smallest value (0 when a producer of records does not give it).
+    #[serde(default)]
     pub min_us: f64,
     /// Median.
     pub p50_us: f64,
@@ -79,6 +85,46 @@ pub struct Summary {
     pub stddev_us: f64,
 }
 
+impl Summary {
+    /// The statistics of `latencies_ns` (empty: all zero); see the type's docs.
+    pub fn of(latencies_ns: &[u64]) -> Summary {
+        if latencies_ns.is_empty() {
+            return Summary::default();
+        }
+        let mut h = Histogram::<u64>::new(3).expect("3 significant digits is valid");
+        let (mut sum, mut min, mut max) = (0f64, u64::MAX, 0u64);
+        for &v in latencies_ns {
+            // Auto-resizing: `record` grows the range to fit (clamped only if it cannot).
+            if h.record(v.max(1)).is_err() {
+                h.saturating_record(v.max(1));
+            }
+            sum += v as f64;
+            min = min.min(v);
+            max = max.max(v);
+        }
+        let n = latencies_ns.len() as f64;
+        let mean = sum / n;
+        let var = latencies_ns
+            .iter()
+            .map(|&v| (v as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        // The histogram rounds up within its precision; no percentile exceeds the max.
+        let q = |q: f64| h.value_at_quantile(q).min(max) as f64 / 1000.0;
+        Summary {
+            count: latencies_ns.len() as u64,
+            min_us: min as f64 / 1000.0,
+            p50_us: q(0.5),
+            p90_us: q(0.9),
+            p99_us: q(0.99),
+            p999_us: q(0.999),
+            max_us: max as f64 / 1000.0,
+            mean_us: mean / 1000.0,
+            stddev_us: var.sqrt() / 1000.0,
+        }
+    }
+}
+
 /// One measured series: a (system, variant, size, placement, touch) cell.
 ///
 /// `p*_us`, `mean_us`, `stddev_us` describe the one-way latency: receive time
@@ -86,7 +132,7 @@ pub struct Summary {
 /// every byte minus the send stamp.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Record {
-    /// Always `"ipc-latency"` (two processes, ping-pong).
+    /// Always `"ipc-latency"` (two processes).
     pub experiment: String,
     /// `floor`, `iceoryx2`, … .
     pub system: String,
@@ -155,6 +201,30 @@ pub struct Record {
     pub leftover_files: Vec<String>,
     /// Their total size in bytes.
     pub leftover_bytes: u64,
+    /// Open loop at `rate_hz` (latency from the due time) rather than ping-pong.
+    #[serde(default)]
+    pub open_loop: bool,
+    /// Open loop: messages per second, 0 = as fast as possible (ping-pong: 0).
+    #[serde(default)]
+    pub rate_hz: f64,
+    /// Queue depth of the data direction.
+    #[serde(default)]
+    pub depth: usize,
+    /// Open loop: median of how late the publisher started a message after its due time.
+    #[serde(default)]
+    pub late_p50_us: f64,
+    /// Open loop: the largest such lateness.
+    #[serde(default)]
+    pub late_max_us: f64,
+    /// Open loop: messages received more than once.
+    #[serde(default)]
+    pub duplicates: u64,
+    /// Open loop: seconds from the first measured due time to the last send.
+    #[serde(default)]
+    pub seconds: f64,
+    /// Open loop: per-message latency (µs) in sequence order, for plots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series_us: Vec<f64>,
 }
 
 #[cfg(test)]
@@ -175,6 +245,17 @@ mod tests {
         assert!((s.mean_us - 500.5).abs() <= 1.0, "{s:?}");
         assert!(s.min_us <= s.p50_us && s.p50_us <= s.p90_us && s.p90_us <= s.p99_us);
         assert!(s.p99_us <= s.p999_us && s.p999_us <= s.max_us);
+    }
+
+    #[test]
+    fn exact_summary_keeps_percentiles_within_precision_and_min_max_exact() {
+        let v: Vec<u64> = (1..=2000u64).map(|i| i * 5_000).collect(); // 5 µs … 10 ms
+        let s = Summary::of(&v);
+        assert_eq!((s.count, s.min_us, s.max_us), (2000, 5.0, 10_000.0));
+        assert!((s.p50_us - 5_000.0).abs() <= 5.0, "{s:?}");
+        assert!((s.p99_us - 9_900.0).abs() <= 10.0, "{s:?}");
+        assert!((s.mean_us - 5_002.5).abs() < 1e-6, "{s:?}");
+        assert_eq!(Summary::of(&[]), Summary::default());
     }
 
     #[test]

@@ -31,6 +31,11 @@ pub struct Plan {
     /// Also busy-poll with both processes on one CPU (normally skipped: the spinning
     /// publisher and subscriber starve each other until the scheduler's time slice ends).
     pub poll_same_cpu: bool,
+    /// Loops to run: `None` = ping-pong, `Some(r)` = open loop at `r` Hz (0: as fast as
+    /// possible). Empty means ping-pong only.
+    pub rates: Vec<Option<f64>>,
+    /// Queue depth of the data direction in open loop (ping-pong uses 2).
+    pub depth: usize,
 }
 
 /// A cell the plan left out, and why.
@@ -78,16 +83,29 @@ impl Plan {
                             }
                             continue;
                         }
-                        for &size in &self.sizes {
-                            cells.push(CellSpec {
-                                system: system.name().into(),
-                                variant: variant.name.into(),
-                                size,
-                                touch,
-                                placement,
-                                warmup: self.warmup,
-                                samples: self.samples,
-                            });
+                        let pp = [None];
+                        let rates = if self.rates.is_empty() {
+                            &pp[..]
+                        } else {
+                            &self.rates[..]
+                        };
+                        for &rate_hz in rates {
+                            if rate_hz.is_some() && !system.queues() {
+                                continue;
+                            }
+                            for &size in &self.sizes {
+                                cells.push(CellSpec {
+                                    system: system.name().into(),
+                                    variant: variant.name.into(),
+                                    size,
+                                    touch,
+                                    placement,
+                                    warmup: self.warmup,
+                                    samples: self.samples,
+                                    rate_hz,
+                                    depth: if rate_hz.is_some() { self.depth } else { 2 },
+                                });
+                            }
                         }
                     }
                 }
@@ -129,6 +147,8 @@ mod tests {
             warmup: 200,
             samples: 2000,
             poll_same_cpu: false,
+            rates: vec![],
+            depth: 2,
         }
     }
 
@@ -149,6 +169,22 @@ mod tests {
         let names: Vec<_> = skipped.iter().map(|s| s.series.as_str()).collect();
         assert_eq!(names, ["floor/spin", "iceoryx2/poll", "hibari/poll"]);
         assert!(skipped.iter().all(|s| s.placement == Placement::Same));
+    }
+
+    #[test]
+    fn open_loop_rates_multiply_the_cells_and_leave_out_the_queueless_floor() {
+        let mut p = plan(vec![Placement::Cross], vec![false]);
+        p.rates = vec![Some(100.0), Some(0.0), None];
+        p.depth = 16;
+        let (cells, _) = p.cells();
+        // floor 3 variants × ping-pong only; iceoryx2, hibari 2 variants × 3 loops; 5 sizes.
+        assert_eq!(cells.len(), (3 + 2 * 2 * 3) * 5);
+        assert!(cells.iter().all(
+            |c| (c.rate_hz.is_some() && c.depth == 16) || (c.rate_hz.is_none() && c.depth == 2)
+        ));
+        assert!(!cells
+            .iter()
+            .any(|c| c.system == "floor" && c.rate_hz.is_some()));
     }
 
     #[test]

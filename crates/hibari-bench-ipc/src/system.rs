@@ -68,6 +68,9 @@ pub struct Setup<'a> {
     pub variant: Variant,
     /// Payload size in bytes of the data direction (acks are [`ACK_LEN`] bytes).
     pub size: usize,
+    /// Queue depth of the data direction (the receiver's buffer, keep-last): 2 in
+    /// ping-pong; open loop may ask for more. The ack direction keeps 2.
+    pub depth: usize,
     /// A name unique to this cell and this run (letters, digits, `_`), the same in both
     /// processes: use it for service names, file prefixes and the like.
     pub tag: &'a str,
@@ -134,6 +137,12 @@ pub trait System {
     /// subscriber process starts it only after the publisher process has started its own.
     fn open(&self, setup: Setup<'_>) -> Result<Link, LinkError>;
 
+    /// Whether messages queue (open loop possible); `false` for a single
+    /// buffer that only ping-pong keeps from being overwritten.
+    fn queues(&self) -> bool {
+        true
+    }
+
     /// Files this system left on disk or in `/dev/shm` for the cell `tag`, looked for after
     /// both processes exited cleanly. The default says "none that we know of".
     fn leftovers(&self, tag: &str) -> Vec<std::path::PathBuf> {
@@ -190,6 +199,8 @@ pub fn all_systems() -> Vec<Box<dyn System>> {
         Box::new(crate::floor::Floor),
         Box::new(crate::ice::Iceoryx2),
         Box::new(crate::shm::HibariShm),
+        #[cfg(feature = "zenoh")]
+        Box::new(crate::zenoh::Zenoh),
     ]
 }
 

@@ -25,6 +25,8 @@ fn cell(system: &str, variant: &str, size: usize, touch: bool) -> CellSpec {
         placement: Placement::Free,
         warmup: 50,
         samples: 300,
+        rate_hz: None,
+        depth: 2,
     }
 }
 
@@ -178,4 +180,41 @@ fn hibari_shared_memory_delivers_every_message_in_both_modes_and_leaves_no_file(
             );
         }
     }
+}
+
+/// Open loop between two real processes: every measured message is either
+/// received once or lost, one latency per received message, the series in
+/// sequence order, and a queueless system is refused.
+#[test]
+fn open_loop_cells_account_for_every_message_and_refuse_the_floor() {
+    for (system, variant, size, rate) in [
+        ("hibari", "event", 64, 1000.0),
+        ("iceoryx2", "event", 65_536, 0.0),
+        ("hibari", "poll", 921_600, 200.0),
+    ] {
+        let mut spec = cell(system, variant, size, false);
+        (spec.rate_hz, spec.depth, spec.samples) = (Some(rate), 16, 200);
+        let r = run_cell(&spec, &opts()).unwrap_or_else(|e| panic!("{system}/{variant}: {e}"));
+        let what = format!("{system}/{variant} {size} B @ {rate} Hz: {r:?}");
+        assert!(r.open_loop && r.rate_hz == rate && r.depth == 16, "{what}");
+        assert_eq!(r.sent, 200, "{what}");
+        assert_eq!(r.received + r.lost, r.sent, "{what}");
+        assert_eq!(r.errors, 0, "{what}");
+        assert_eq!(r.latency.count, r.received, "{what}");
+        assert_eq!(r.series_us.len() as u64, r.received, "{what}");
+        if rate > 0.0 {
+            // Paced well below what any of them can carry: nothing is overwritten.
+            assert_eq!(r.lost, 0, "{what}");
+        }
+        assert!(r.received > 0, "{what}");
+        let l = &r.latency;
+        assert!(
+            l.p50_us > 0.0 && l.p50_us <= l.p99_us && l.p99_us <= l.max_us,
+            "{what}"
+        );
+    }
+    let mut spec = cell("floor", "futex", 64, false);
+    spec.rate_hz = Some(100.0);
+    let err = run_cell(&spec, &opts()).expect_err("the floor has no queue");
+    assert!(matches!(err, CellRunError::Spec(_)), "{err}");
 }

@@ -5,13 +5,13 @@
 //! |---|---|
 //! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 100), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 beside it |
 //! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
-//! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in {one, two processes} × {type adaptation off, on} |
-//! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible: hibari in-process and shared memory (open loop); iceoryx2 and hibari-shm ping-pong (hibari-bench-ipc, closed loop) |
+//! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
+//! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
 
 use std::path::PathBuf;
 
-use crate::external::{self, Ros1Cell};
+use crate::external::{self, IpcCell, Ros1Cell, ZenohCells};
 use crate::record::Record;
 use crate::run::{run_series, ChildCommand, SeriesSpec};
 use crate::stats::Stats;
@@ -60,15 +60,10 @@ pub enum Step {
         /// What to run.
         spec: SeriesSpec,
     },
-    /// A hibari-bench-ipc ping-pong cell.
-    PingPong {
-        /// `iceoryx2` or `hibari` (its shared-memory crate, loaned).
-        system: &'static str,
-        /// Payload bytes.
-        size: usize,
-        /// Measured messages.
-        samples: u64,
-    },
+    /// A hibari-bench-ipc cell (two processes, this program as the subscriber).
+    Ipc(IpcCell),
+    /// Raw Zenoh cells, run by a `hibari-bench-ipc` built with `--features zenoh`.
+    Zenoh(ZenohCells),
     /// A ROS 1 peer call.
     Ros1(Ros1Cell),
     /// `e2-bridge` or `e4-python`.
@@ -94,6 +89,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 },
                 depth,
                 two_processes: two,
+                shm_in_one_process: false,
             },
         };
     let mut steps = Vec::new();
@@ -167,34 +163,42 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
             }
         }
         "e5-type-adapt" => {
+            // The write-up's six set-ups: {separate processes, composed, composed with
+            // intra-process} × {Image, type adaptation}. "Composed" without
+            // intra-process is one process whose two nodes meet through the
+            // middleware: here two contexts joined only by shared memory.
             let count = n(300, 60);
             let (w, h) = (1920, 1080);
-            for two in [true, false] {
-                let tr = if two { "shm" } else { "inproc" };
-                steps.push(series(
-                    "e5-type-adapt",
-                    &format!("{tr} Image"),
-                    two,
-                    Kind::Image {
-                        width: w,
-                        height: h,
-                    },
-                    30.0,
-                    count,
-                    5,
-                ));
-                steps.push(series(
-                    "e5-type-adapt",
-                    &format!("{tr} adapted"),
-                    two,
-                    Kind::Adapted {
-                        width: w,
-                        height: h,
-                    },
-                    30.0,
-                    count,
-                    5,
-                ));
+            let image = Kind::Image {
+                width: w,
+                height: h,
+            };
+            let adapted = Kind::Adapted {
+                width: w,
+                height: h,
+            };
+            for (two, via_shm) in [(true, false), (false, true), (false, false)] {
+                for (kind, what) in [(image, "Image"), (adapted, "adapted")] {
+                    let mut step = series("e5-type-adapt", "", two, kind, 30.0, count, 5);
+                    if let Step::Series {
+                        transport,
+                        setup,
+                        spec,
+                        ..
+                    } = &mut step
+                    {
+                        *transport = match (two, via_shm) {
+                            (true, _) => format!("shm {what}"),
+                            (false, true) => format!("shm {what}"),
+                            (false, false) => format!("inproc {what}"),
+                        };
+                        if via_shm {
+                            *setup = "one process, no intra-process".into();
+                            spec.shm_in_one_process = true;
+                        }
+                    }
+                    steps.push(step);
+                }
             }
         }
         "latency" => {
@@ -203,12 +207,13 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
             } else {
                 &[64, 4096, 65_536, 1 << 20, 4 << 20, 8 << 20]
             };
+            let rates = [
+                (100.0, n(300, 50)),
+                (1000.0, n(2000, 300)),
+                (0.0, n(2000, 300)),
+            ];
             for &size in sizes {
-                for &(rate, count) in &[
-                    (100.0, n(300, 100)),
-                    (1000.0, n(2000, 500)),
-                    (0.0, n(2000, 300)),
-                ] {
+                for &(rate, count) in &rates {
                     let depth = if size >= 1 << 20 { 8 } else { 100 };
                     for two in [false, true] {
                         steps.push(series(
@@ -221,23 +226,38 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                             depth,
                         ));
                     }
+                    for system in ["hibari", "iceoryx2"] {
+                        steps.push(Step::Ipc(IpcCell {
+                            system,
+                            size: size as usize,
+                            rate_hz: Some(rate),
+                            samples: count,
+                        }));
+                    }
                 }
-                for system in ["iceoryx2", "hibari"] {
-                    steps.push(Step::PingPong {
-                        system,
-                        size: size as usize,
-                        samples: n(2000, 300),
-                    });
+                if !q {
+                    // The anchors' closed loop, labelled as such: compare with itself only.
+                    for system in ["hibari", "iceoryx2"] {
+                        steps.push(Step::Ipc(IpcCell {
+                            system,
+                            size: size as usize,
+                            rate_hz: None,
+                            samples: n(2000, 300),
+                        }));
+                    }
                 }
             }
+            steps.push(Step::Zenoh(ZenohCells {
+                sizes: sizes.iter().map(|&s| s as usize).collect(),
+                rates: rates.to_vec(),
+            }));
             if cfg.peers {
                 for &size in sizes {
-                    steps.push(Step::Ros1(Ros1Cell::bytes(
-                        "latency",
-                        size,
-                        100.0,
-                        n(300, 100),
-                    )));
+                    // The peer publishes on a schedule only: 100 Hz and 1 kHz, tcpNoDelay.
+                    for &(rate, count) in &rates[..2] {
+                        let cell = Ros1Cell::bytes("latency", size, rate, count).nodelay_only();
+                        steps.push(Step::Ros1(cell));
+                    }
                 }
             }
         }
@@ -302,29 +322,32 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                 }
             }
         }
-        Step::PingPong {
-            system,
-            size,
-            samples,
-        } => {
+        Step::Ipc(cell) => {
             for rep in 0..cfg.reps {
-                match external::ping_pong(system, *size, *samples, &cfg.child) {
+                match external::ipc_cell(cell, &cfg.child) {
                     Ok(mut r) => {
                         r.rep = rep;
                         records.push(r);
                     }
-                    Err(e) => {
-                        notes.push(format!("latency {system} ping-pong {size} B failed: {e}"))
-                    }
+                    Err(e) => notes.push(format!("latency {cell} failed: {e}")),
                 }
             }
+        }
+        Step::Zenoh(cells) => {
+            let (r, n) = external::zenoh(cells, cfg);
+            records.extend(r);
+            notes.extend(n);
         }
         Step::Ros1(cell) => {
             let (r, n) = external::ros1(cell, cfg);
             records.extend(r);
             notes.extend(n);
         }
-        Step::External(name) => notes.extend(external::program(name, cfg)),
+        Step::External(name) => {
+            let (r, n) = external::program(name, cfg);
+            records.extend(r);
+            notes.extend(n);
+        }
     }
     (records, notes)
 }
@@ -338,5 +361,11 @@ pub fn run_experiment(name: &str, cfg: &Config) -> Option<(Vec<Record>, Vec<Stri
         records.extend(r);
         notes.extend(n);
     }
+    finish();
     Some((records, notes))
+}
+
+/// Stops what the steps left running for later steps (the ROS 1 master).
+pub fn finish() {
+    crate::ros1::stop_master();
 }

@@ -1,7 +1,10 @@
-//! The parts run by other programs: hibari-bench-ipc's ping-pong cells
-//! (iceoryx2, hibari-shm), the ROS 1 peer (`peers/ros1/run.sh`), the E2
-//! bridge example and the E4 Python script.
+//! The parts measured by hibari-bench-ipc: hibari-shm's transport API and
+//! iceoryx2 in this program (the subscriber is `hibari __child`), raw Zenoh
+//! through a `hibari-bench-ipc` binary built with `--features zenoh` (so the
+//! `hibari` binary never compiles Zenoh).
 
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -10,249 +13,244 @@ use hibari_bench_ipc::{run_cell, CellSpec, Placement, RunOptions};
 use crate::experiments::Config;
 use crate::record::Record;
 use crate::run::ChildCommand;
-use crate::stats::Stats;
 
-/// One hibari-bench-ipc cell, event-driven, processes on CPU 0 and CPU 1:
-/// closed-loop ping-pong (the anchors' method), so compare it with itself.
-pub fn ping_pong(
-    system: &str,
-    size: usize,
-    samples: u64,
-    child: &ChildCommand,
-) -> Result<Record, hibari_bench_ipc::CellRunError> {
-    let spec = CellSpec {
-        system: system.into(),
-        variant: "event".into(),
-        size,
-        touch: false,
-        placement: Placement::Cross,
-        warmup: (samples / 10).max(20),
-        samples,
-    };
-    let opts = RunOptions {
-        child_exe: child.program.clone(),
-        stall_timeout: Duration::from_secs(10),
-    };
-    let r = run_cell(&spec, &opts)?;
+pub use crate::programs::program;
+pub use crate::ros1::{ros1, Ros1Cell};
+
+/// One hibari-bench-ipc cell, event-driven.
+#[derive(Debug, Clone, Copy)]
+pub struct IpcCell {
+    /// `hibari` (hibari-shm, loaned, through the transport API) or `iceoryx2`.
+    pub system: &'static str,
+    /// Payload bytes.
+    pub size: usize,
+    /// `Some(rate)`: open loop (0 = as fast as possible); `None`: ping-pong.
+    pub rate_hz: Option<f64>,
+    /// Measured messages.
+    pub samples: u64,
+}
+
+impl fmt::Display for IpcCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = match self.rate_hz {
+            None => "ping-pong".to_string(),
+            Some(0.0) => "open loop, max rate".to_string(),
+            Some(r) => format!("open loop, {r} Hz"),
+        };
+        write!(f, "{} {} B {how}", self.system, self.size)
+    }
+}
+
+/// Open-loop queue depth of the data direction.
+fn depth(size: usize) -> usize {
+    if size >= 1 << 20 {
+        8
+    } else {
+        16
+    }
+}
+
+/// The bench's record of a hibari-bench-ipc record.
+pub fn from_ipc(r: &hibari_bench_ipc::Record) -> Record {
     let l = r.latency;
-    Ok(Record {
+    let kind = match (r.system.as_str(), r.variant.as_str()) {
+        ("hibari", _) => "shm transport API".to_string(),
+        ("iceoryx2", v) => format!("ipc {v}"),
+        ("zenoh", v) => format!("{v} peer"),
+        (_, v) => v.to_string(),
+    };
+    let (transport, setup, note) = if r.open_loop {
+        (
+            kind,
+            "two processes".to_string(),
+            format!(
+                "hibari-bench-ipc open loop, depth {}, placement {}; CPU per process",
+                r.depth, r.placement
+            ),
+        )
+    } else {
+        (
+            format!("{kind} ping-pong"),
+            "two processes, closed loop".to_string(),
+            "hibari-bench-ipc ping-pong: next message after the ack (not open loop)".to_string(),
+        )
+    };
+    Record {
         experiment: "latency".into(),
-        system: system.into(),
-        transport: format!("{} ping-pong", r.transport),
+        system: r.system.clone(),
+        transport,
         language: "rust".into(),
-        size_bytes: size as u64,
-        rate_hz: 0.0,
+        size_bytes: r.size_bytes,
+        rate_hz: r.rate_hz,
         sent: r.sent,
         received: r.received,
         lost: r.lost,
-        stats: Stats {
-            count: l.count,
-            p50_us: l.p50_us,
-            p90_us: l.p90_us,
-            p99_us: l.p99_us,
-            p999_us: l.p999_us,
-            max_us: l.max_us,
-            mean_us: l.mean_us,
-            stddev_us: l.stddev_us,
-        },
+        stats: l,
         cpu_pub_s: r.cpu_pub_us_per_msg * r.sent as f64 / 1e6,
         cpu_sub_s: r.cpu_sub_us_per_msg * r.sent as f64 / 1e6,
         ctx_switches: r.ctx_vol + r.ctx_invol,
         published: false,
         rep: 0,
-        setup: "two processes, closed loop".into(),
-        note: "hibari-bench-ipc: ping-pong, next message after the ack (not open loop)".into(),
-        duration_s: 0.0,
-        series_us: Vec::new(),
-    })
-}
-
-/// One call of the ROS 1 peer.
-#[derive(Debug, Clone)]
-pub struct Ros1Cell {
-    experiment: &'static str,
-    args: Vec<String>,
-}
-
-impl Ros1Cell {
-    fn new(experiment: &'static str, mut args: Vec<String>, rate: f64, count: u64) -> Ros1Cell {
-        args.extend([
-            "--rate".into(),
-            format!("{rate}"),
-            "--count".into(),
-            count.to_string(),
-            "--both-nodelay".into(),
-            "--experiment".into(),
-            experiment.into(),
-        ]);
-        Ros1Cell { experiment, args }
-    }
-    /// `LaserScan` with `ranges` ranges.
-    pub fn laser(experiment: &'static str, ranges: u32, rate: f64, count: u64) -> Ros1Cell {
-        let a = vec![
-            "--type".into(),
-            "laser".into(),
-            "--ranges".into(),
-            ranges.to_string(),
-        ];
-        Self::new(experiment, a, rate, count)
-    }
-    /// rgb8 `Image`.
-    pub fn image(experiment: &'static str, w: u32, h: u32, rate: f64, count: u64) -> Ros1Cell {
-        let a = [
-            "--type",
-            "image",
-            "--width",
-            &w.to_string(),
-            "--height",
-            &h.to_string(),
-        ];
-        Self::new(
-            experiment,
-            a.iter().map(|s| s.to_string()).collect(),
-            rate,
-            count,
-        )
-    }
-    /// `UInt8MultiArray` of `size` bytes.
-    pub fn bytes(experiment: &'static str, size: u32, rate: f64, count: u64) -> Ros1Cell {
-        let a = vec![
-            "--type".into(),
-            "bytes".into(),
-            "--size".into(),
-            size.to_string(),
-        ];
-        Self::new(experiment, a, rate, count)
+        setup,
+        note,
+        duration_s: r.seconds,
+        series_us: r.series_us.clone(),
     }
 }
 
-/// Runs a ROS 1 cell: its records, or a note saying why not.
-pub fn ros1(cell: &Ros1Cell, cfg: &Config) -> (Vec<Record>, Vec<String>) {
-    let script = cfg.repo.join("peers/ros1/run.sh");
-    let how = "ROS 1 peer not available: run scripts/ros1-peer.sh (installs Debian's ros-core and builds the peer programs)";
-    if !script.exists() {
-        return (Vec::new(), vec![how.into()]);
-    }
-    let out = match Command::new(&script).args(&cell.args).output() {
-        Ok(o) => o,
-        Err(e) => return (Vec::new(), vec![format!("ROS 1 peer: {e}")]),
+/// Runs one cell: open loop with both processes free to run anywhere (as
+/// hibari's own series), ping-pong on CPU 0 and CPU 1 (as the anchors).
+pub fn ipc_cell(
+    cell: &IpcCell,
+    child: &ChildCommand,
+) -> Result<Record, hibari_bench_ipc::CellRunError> {
+    let spec = CellSpec {
+        system: cell.system.into(),
+        variant: "event".into(),
+        size: cell.size,
+        touch: false,
+        placement: match cell.rate_hz {
+            Some(_) => Placement::Free,
+            None => Placement::Cross,
+        },
+        warmup: (cell.samples / 10).clamp(5, 100),
+        samples: cell.samples,
+        rate_hz: cell.rate_hz,
+        depth: match cell.rate_hz {
+            Some(_) => depth(cell.size),
+            None => 2,
+        },
     };
-    if out.status.code() == Some(3) {
-        return (Vec::new(), vec![how.into()]);
-    }
-    let mut records = Vec::new();
-    let mut notes = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        if v.get("ok").and_then(|o| o.as_bool()) == Some(false) {
-            notes.push(format!("ROS 1 {}: {}", v["label"], v["error"]));
-            continue;
-        }
-        let f = |k: &str| v.get(k).and_then(|x| x.as_f64()).unwrap_or(0.0);
-        let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
-        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
-        records.push(Record {
-            experiment: cell.experiment.into(),
-            system: "ros1".into(),
-            transport: s("transport"),
-            language: s("language"),
-            size_bytes: u("size_bytes"),
-            rate_hz: f("rate_hz"),
-            sent: u("sent"),
-            received: u("received"),
-            lost: u("lost"),
-            stats: Stats {
-                count: u("received"),
-                p50_us: f("p50_us"),
-                p90_us: f("p90_us"),
-                p99_us: f("p99_us"),
-                p999_us: f("p999_us"),
-                max_us: f("max_us"),
-                mean_us: f("mean_us"),
-                stddev_us: f("stddev_us"),
-            },
-            cpu_pub_s: f("cpu_pub_s"),
-            cpu_sub_s: f("cpu_sub_s"),
-            ctx_switches: u("ctx_switches"),
-            published: false,
-            rep: u("rep") as u32,
-            setup: "two processes".into(),
-            note: format!("peers/ros1 (roscpp), bunched {}%", f("bunched_pct")),
-            duration_s: if f("rate_hz") > 0.0 {
-                u("sent") as f64 / f("rate_hz")
-            } else {
-                0.0
-            },
-            series_us: Vec::new(),
-        });
-    }
-    if records.is_empty() && notes.is_empty() {
-        notes.push(format!(
-            "ROS 1 peer gave no record (exit {:?})",
-            out.status.code()
+    let opts = RunOptions {
+        child_exe: child.program.clone(),
+        stall_timeout: Duration::from_secs(10),
+    };
+    Ok(from_ipc(&run_cell(&spec, &opts)?))
+}
+
+/// The Zenoh cells of the sweep: every size at every rate.
+#[derive(Debug, Clone)]
+pub struct ZenohCells {
+    /// Payload sizes.
+    pub sizes: Vec<usize>,
+    /// `(rate, measured messages)`; rate 0 = as fast as possible.
+    pub rates: Vec<(f64, u64)>,
+}
+
+/// How to get Zenoh into the sweep.
+pub const ZENOH_HOW: &str = "cargo build --release -p hibari-bench-ipc --features zenoh   (or scripts/demo.sh --zenoh; Zenoh compiles slowly, so it is off by default)";
+
+fn zenoh_binary(cfg: &Config) -> Result<PathBuf, String> {
+    let exe = cfg.target_dir.join("hibari-bench-ipc");
+    if !exe.exists() {
+        return Err(format!(
+            "latency: raw Zenoh not measured: {} not built; build it with `{ZENOH_HOW}`",
+            exe.display()
         ));
     }
+    let listed = Command::new(&exe).arg("--list-systems").output();
+    let has = listed
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.starts_with("zenoh "))
+        })
+        .unwrap_or(false);
+    if !has {
+        return Err(format!(
+            "latency: raw Zenoh not measured: {} was built without the `zenoh` feature; build it with `{ZENOH_HOW}`",
+            exe.display()
+        ));
+    }
+    Ok(exe)
+}
+
+/// Runs the Zenoh cells, one `hibari-bench-ipc` call per rate and repetition.
+pub fn zenoh(cells: &ZenohCells, cfg: &Config) -> (Vec<Record>, Vec<String>) {
+    let exe = match zenoh_binary(cfg) {
+        Ok(e) => e,
+        Err(note) => return (Vec::new(), vec![note]),
+    };
+    let (mut records, mut notes) = (Vec::new(), Vec::new());
+    let variants = if cfg.quick { "tcp" } else { "tcp,unix" };
+    let sizes: Vec<String> = cells.sizes.iter().map(|s| s.to_string()).collect();
+    let json = std::env::temp_dir().join(format!("hibari-bench-zenoh-{}.json", std::process::id()));
+    for rep in 0..cfg.reps {
+        for &(rate, samples) in &cells.rates {
+            let args = [
+                "--systems".to_string(),
+                "zenoh".into(),
+                "--variants".into(),
+                variants.into(),
+                "--modes".into(),
+                "event".into(),
+                "--placement".into(),
+                "free".into(),
+                "--sizes".into(),
+                sizes.join(","),
+                "--rates".into(),
+                rate.to_string(),
+                "--samples".into(),
+                samples.to_string(),
+                "--warmup".into(),
+                (samples / 10).clamp(5, 100).to_string(),
+                "--depth".into(),
+                "16".into(),
+                "--json".into(),
+                json.display().to_string(),
+            ];
+            let _ = std::fs::remove_file(&json);
+            let out = Command::new(&exe).args(&args).output();
+            match out {
+                Err(e) => notes.push(format!("zenoh: could not run {}: {e}", exe.display())),
+                Ok(o) => {
+                    let (r, n) = zenoh_report(&json, rep);
+                    records.extend(r);
+                    notes.extend(n);
+                    if !o.status.success() {
+                        let err = String::from_utf8_lossy(&o.stderr);
+                        let tail: Vec<&str> = err.lines().rev().take(3).collect();
+                        notes.push(format!(
+                            "zenoh @ {rate} Hz: exit {:?}: {}",
+                            o.status.code(),
+                            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&json);
     (records, notes)
 }
 
-/// `e2-bridge` and `e4-python`: runs the program when it is built and
-/// returns its output as notes, else how to build it.
-pub fn program(name: &str, cfg: &Config) -> Vec<String> {
-    let (program, args, how): (std::path::PathBuf, Vec<String>, &str) = match name {
-        "e2-bridge" => {
-            let exe = cfg.target_dir.join("examples/e2_bridge");
-            let n = if cfg.quick { "10000" } else { "100000" };
-            let runs = if cfg.quick { "1" } else { "3" };
-            let args = ["--variants", "W1,T1", "--n", n, "--runs", runs];
-            (
-                exe,
-                args.iter().map(|s| s.to_string()).collect(),
-                "cargo build --release -p hibari-bridge --example e2_bridge",
-            )
-        }
-        _ => {
-            let script = cfg.repo.join("python/bench/e4.py");
-            let ok = Command::new("python3")
-                .args(["-c", "import hibari"])
-                .output();
-            if !matches!(ok, Ok(ref o) if o.status.success()) {
-                return vec![format!("e4-python not available: build the Python package with scripts/python.sh, then `python3 {}`", script.display())];
-            }
-            let sizes = if cfg.quick {
-                "1024,1048576,4194304"
-            } else {
-                "1024,4096,65536,1048576,4194304"
-            };
-            (
-                "python3".into(),
-                vec![script.display().to_string(), "--sizes".into(), sizes.into()],
-                "scripts/python.sh",
-            )
-        }
-    };
-    if name == "e2-bridge" && !program.exists() {
-        return vec![format!(
-            "e2-bridge not available: build with `{how}` (looked for {})",
-            program.display()
-        )];
+fn zenoh_report(json: &Path, rep: u32) -> (Vec<Record>, Vec<String>) {
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        records: Vec<hibari_bench_ipc::Record>,
+        #[serde(default)]
+        failed: Vec<String>,
     }
-    match Command::new(&program).args(&args).output() {
-        Ok(o) => {
-            let mut lines = vec![format!(
-                "{name}: `{} {}` (exit {:?}):",
-                program.display(),
-                args.join(" "),
-                o.status.code()
-            )];
-            lines.extend(
-                String::from_utf8_lossy(&o.stdout)
-                    .lines()
-                    .map(|l| format!("    {l}")),
-            );
-            lines
+    let doc = std::fs::read(json)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Doc>(&b).ok());
+    match doc {
+        None => (
+            Vec::new(),
+            vec![format!("zenoh: no report in {}", json.display())],
+        ),
+        Some(d) => {
+            let records = d
+                .records
+                .iter()
+                .map(|r| Record { rep, ..from_ipc(r) })
+                .collect();
+            let notes = d
+                .failed
+                .iter()
+                .map(|f| format!("zenoh cell failed: {f}"))
+                .collect();
+            (records, notes)
         }
-        Err(e) => vec![format!("{name}: could not run {}: {e}", program.display())],
     }
 }

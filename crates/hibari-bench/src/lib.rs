@@ -29,11 +29,13 @@
 
 pub mod clock;
 pub mod experiments;
-mod external;
+pub mod external;
 pub mod output;
 pub mod plots;
+mod programs;
 pub mod published;
 pub mod record;
+mod ros1;
 pub mod run;
 pub mod stats;
 pub mod workload;

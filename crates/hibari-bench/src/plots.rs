@@ -98,7 +98,13 @@ pub fn per_message(path: &Path, experiment: &str, records: &[Record]) -> Result<
         .map_err(|x| e(&x))?;
     for (i, r) in series.iter().enumerate() {
         let c = Palette99::pick(i).to_rgba();
-        let label = format!("{} {}, {}", r.transport, r.setup, size_label(r.size_bytes));
+        let label = format!(
+            "{} {}, {}, {}",
+            r.system,
+            r.transport,
+            r.setup,
+            size_label(r.size_bytes)
+        );
         chart
             .draw_series(LineSeries::new(
                 r.series_us
@@ -122,11 +128,12 @@ pub fn per_message(path: &Path, experiment: &str, records: &[Record]) -> Result<
     Ok(true)
 }
 
-/// p50 against size for every series of the `latency` experiment.
-pub fn latency_vs_size(path: &Path, records: &[Record]) -> Result<bool, PlotError> {
+/// p50 against size for every series of the `latency` experiment at
+/// `rate_hz` (0: as fast as possible, and the closed-loop ping-pong rows).
+pub fn latency_vs_size(path: &Path, records: &[Record], rate_hz: f64) -> Result<bool, PlotError> {
     let lat: Vec<Record> = records
         .iter()
-        .filter(|r| r.experiment == "latency" && !r.published)
+        .filter(|r| r.experiment == "latency" && !r.published && r.rate_hz == rate_hz)
         .cloned()
         .collect();
     if lat.is_empty() {
@@ -157,7 +164,17 @@ pub fn latency_vs_size(path: &Path, records: &[Record]) -> Result<bool, PlotErro
     let root = BitMapBackend::new(path, (1000, 640)).into_drawing_area();
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("latency: p50 one-way against payload size", font(20))
+        .caption(
+            format!(
+                "latency: p50 one-way against payload size, {}",
+                if rate_hz == 0.0 {
+                    "as fast as possible".to_string()
+                } else {
+                    format!("{rate_hz:.0} Hz")
+                }
+            ),
+            font(20),
+        )
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(60)
@@ -274,15 +291,28 @@ pub fn cpu_bars(path: &Path, records: &[Record]) -> Result<bool, PlotError> {
 pub fn write_report(dir: &Path, report: &Report, table: &str) -> Result<Vec<PathBuf>, PlotError> {
     std::fs::create_dir_all(dir).map_err(|x| err(dir)(&x))?;
     let mut pngs = Vec::new();
-    for exp in ["e1-images", "e3-laserscan", "latency", "e5-type-adapt"] {
+    for exp in ["e1-images", "e3-laserscan", "e5-type-adapt"] {
         let p = dir.join(format!("{exp}-per-message.png"));
         if per_message(&p, exp, &report.records)? {
             pngs.push(p);
         }
     }
-    let p = dir.join("latency-vs-size.png");
-    if latency_vs_size(&p, &report.records)? {
+    // The sweep has too many series for one plot over time: 64 KiB at 1 kHz.
+    let one: Vec<Record> = report
+        .records
+        .iter()
+        .filter(|r| r.rate_hz == 1000.0 && (65_536..66_000).contains(&r.size_bytes))
+        .cloned()
+        .collect();
+    let p = dir.join("latency-64KiB-1kHz-per-message.png");
+    if per_message(&p, "latency", &one)? {
         pngs.push(p);
+    }
+    for (rate, name) in [(100.0, "100hz"), (1000.0, "1khz"), (0.0, "max")] {
+        let p = dir.join(format!("latency-vs-size-{name}.png"));
+        if latency_vs_size(&p, &report.records, rate)? {
+            pngs.push(p);
+        }
     }
     let p = dir.join("e5-cpu.png");
     if cpu_bars(&p, &report.records)? {

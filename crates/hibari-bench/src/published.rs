@@ -133,7 +133,7 @@ pub fn published(experiment: &str) -> Vec<Record> {
                 "E5 write-up: ROS 2 Humble; fraction of a core",
             ),
             cpu(
-                "one process",
+                "one process, no intra-process",
                 "Image (composed)",
                 0.20,
                 0.0,
@@ -147,7 +147,7 @@ pub fn published(experiment: &str) -> Vec<Record> {
                 "E5: type adaptation, separate processes",
             ),
             cpu(
-                "one process",
+                "one process, no intra-process",
                 "adapted (composed)",
                 0.60,
                 0.0,

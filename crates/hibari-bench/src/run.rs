@@ -24,6 +24,11 @@ pub struct SeriesSpec {
     pub depth: usize,
     /// Two processes (shared memory) or one (in-process).
     pub two_processes: bool,
+    /// One process, but publisher and subscriber in two contexts that reach
+    /// each other only through shared memory (ROS 2's composition without
+    /// intra-process communication: the message is serialized and goes
+    /// through the middleware although both nodes share the process).
+    pub shm_in_one_process: bool,
 }
 
 /// What a series produced.
@@ -117,13 +122,27 @@ pub fn run_series(spec: &SeriesSpec, child: &ChildCommand) -> Result<Outcome, Se
 
 fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
     let setup = |e: &dyn std::fmt::Display| SeriesRunError::Setup(e.to_string());
-    let context = Context::builder()
-        .isolated()
-        .create()
-        .map_err(|e| setup(&e))?;
+    let (sub_ctx, pub_ctx) = if spec.shm_in_one_process {
+        // Two shared-memory participants of one domain, no in-process path.
+        let d = domain() + 1000;
+        let shm = || -> Result<Context, SeriesRunError> {
+            let t = hibari_shm::ShmTransport::open(d).map_err(|e| setup(&e))?;
+            Context::builder()
+                .transport(Arc::new(t))
+                .create()
+                .map_err(|e| setup(&e))
+        };
+        (shm()?, shm()?)
+    } else {
+        let c = Context::builder()
+            .isolated()
+            .create()
+            .map_err(|e| setup(&e))?;
+        (c.clone(), c)
+    };
     let topic = topic_name();
-    let sub_node = context.create_node("bench_sub").map_err(|e| setup(&e))?;
-    let pub_node = context.create_node("bench_pub").map_err(|e| setup(&e))?;
+    let sub_node = sub_ctx.create_node("bench_sub").map_err(|e| setup(&e))?;
+    let pub_node = pub_ctx.create_node("bench_pub").map_err(|e| setup(&e))?;
     let collector = Collector::new(spec.schedule.warmup);
     let _sub = subscribe(
         &sub_node,

@@ -1,65 +1,12 @@
 //! Statistics of one series: exact mean and (population) standard deviation
 //! over every value, percentiles from an HDR histogram (3 significant
-//! digits), the largest value exact.
+//! digits), the smallest and largest value exact. The type is
+//! hibari-bench-ipc's [`Summary`](hibari_bench_ipc::Summary), shared by both
+//! crates; this module adds the spread across repetitions.
 
-use hdrhistogram::Histogram;
-
-/// Latency statistics of one series, µs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Stats {
-    /// Values.
-    pub count: u64,
-    /// Median.
-    pub p50_us: f64,
-    /// 90th percentile.
-    pub p90_us: f64,
-    /// 99th percentile.
-    pub p99_us: f64,
-    /// 99.9th percentile.
-    pub p999_us: f64,
-    /// Largest value.
-    pub max_us: f64,
-    /// Arithmetic mean.
-    pub mean_us: f64,
-    /// Population standard deviation (the write-ups' "variance" is its square).
-    pub stddev_us: f64,
-}
-
-impl Stats {
-    /// The statistics of `latencies_ns` (empty: all zero).
-    pub fn of(latencies_ns: &[u64]) -> Stats {
-        if latencies_ns.is_empty() {
-            return Stats::default();
-        }
-        let mut h = Histogram::<u64>::new(3).expect("3 significant digits is valid");
-        let (mut sum, mut max) = (0f64, 0u64);
-        for &v in latencies_ns {
-            h.record(v.max(1))
-                .expect("auto-resizing histogram accepts any u64");
-            sum += v as f64;
-            max = max.max(v);
-        }
-        let n = latencies_ns.len() as f64;
-        let mean = sum / n;
-        let var = latencies_ns
-            .iter()
-            .map(|&v| (v as f64 - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        // The histogram rounds up within its precision; no percentile exceeds the max.
-        let q = |q: f64| h.value_at_quantile(q).min(max) as f64 / 1000.0;
-        Stats {
-            count: latencies_ns.len() as u64,
-            p50_us: q(0.5),
-            p90_us: q(0.9),
-            p99_us: q(0.99),
-            p999_us: q(0.999),
-            max_us: max as f64 / 1000.0,
-            mean_us: mean / 1000.0,
-            stddev_us: var.sqrt() / 1000.0,
-        }
-    }
-}
+/// Latency statistics of one series, µs: hibari-bench-ipc's summary, one
+/// type for both crates ([`Stats::of`] computes it from nanoseconds).
+pub use hibari_bench_ipc::Summary as Stats;
 
 /// Mean and relative spread (max − min over mean) of one figure across
 /// repetitions: `(mean, spread)`; a single value has spread 0.
@@ -92,7 +39,7 @@ mod tests {
         assert!((s.p90_us - 900.0).abs() <= 1.0, "{s:?}");
         assert!((s.p99_us - 990.0).abs() <= 1.0, "{s:?}");
         assert!((s.p999_us - 999.0).abs() <= 1.0, "{s:?}");
-        assert_eq!(s.max_us, 1000.0);
+        assert_eq!((s.min_us, s.max_us), (1.0, 1000.0));
     }
 
     #[test]

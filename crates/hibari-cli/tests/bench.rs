@@ -103,3 +103,148 @@ fn an_unknown_experiment_is_refused_with_the_list() {
         .failure()
         .stderr(predicates::str::contains("e1-images"));
 }
+
+/// Runs `hibari bench <args> --json <tmp>` and returns the report.
+fn run_json(args: &[&str]) -> (serde_json::Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let assert = Command::cargo_bin("hibari")
+        .unwrap()
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(240))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let report = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (report, stdout)
+}
+
+fn measured(report: &serde_json::Value) -> Vec<&serde_json::Value> {
+    let records = report["records"].as_array().unwrap();
+    records.iter().filter(|r| r["published"] == false).collect()
+}
+
+#[test]
+fn the_latency_sweep_runs_every_transport_open_loop_in_a_tiny_configuration() {
+    let (report, stdout) = run_json(&["latency", "--quick", "--no-peers", "--scale", "0.01"]);
+    let m = measured(&report);
+    // 4 sizes × 3 rates × (hibari inproc, hibari shm, hibari-shm transport API, iceoryx2),
+    // plus raw Zenoh when this build has it.
+    let core: Vec<_> = m.iter().filter(|r| r["system"] != "zenoh").collect();
+    assert_eq!(core.len(), 48, "{stdout}");
+    for r in &m {
+        for f in FIELDS {
+            assert!(r.get(f).is_some(), "field {f} missing in {r}");
+        }
+        let (sent, recv, lost) = (
+            r["sent"].as_u64().unwrap(),
+            r["received"].as_u64().unwrap(),
+            r["lost"].as_u64().unwrap(),
+        );
+        assert!(sent >= 3, "{r}");
+        assert_eq!(recv + lost, sent, "{r}");
+        assert_eq!(r["count"].as_u64(), Some(recv), "{r}");
+        assert_ne!(
+            r["setup"], "two processes, closed loop",
+            "--quick has no ping-pong"
+        );
+    }
+    for system in ["iceoryx2", "hibari"] {
+        let rates: Vec<f64> = m
+            .iter()
+            .filter(|r| r["system"] == system && r["size_bytes"] == 64)
+            .map(|r| r["rate_hz"].as_f64().unwrap())
+            .collect();
+        for rate in [100.0, 1000.0, 0.0] {
+            assert!(rates.contains(&rate), "{system} @ {rate} Hz: {rates:?}");
+        }
+    }
+    let zenoh_rows = m.iter().any(|r| r["system"] == "zenoh");
+    let zenoh_note = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap_or("").contains("--features zenoh"));
+    assert!(
+        zenoh_rows || zenoh_note,
+        "zenoh neither measured nor explained: {stdout}"
+    );
+}
+
+#[test]
+fn e5_runs_the_six_set_ups_of_the_write_up() {
+    let (report, stdout) = run_json(&["e5-type-adapt", "--quick", "--scale", "0.05"]);
+    let m = measured(&report);
+    assert_eq!(m.len(), 6, "{stdout}");
+    let mut setups: Vec<String> = m
+        .iter()
+        .map(|r| {
+            format!(
+                "{} / {}",
+                r["setup"].as_str().unwrap(),
+                r["transport"].as_str().unwrap()
+            )
+        })
+        .collect();
+    setups.sort();
+    assert_eq!(
+        setups,
+        [
+            "one process / inproc Image",
+            "one process / inproc adapted",
+            "one process, no intra-process / shm Image",
+            "one process, no intra-process / shm adapted",
+            "two processes / shm Image",
+            "two processes / shm adapted",
+        ],
+        "{stdout}"
+    );
+    for r in &m {
+        assert_eq!(r["received"], r["sent"], "{r}");
+        assert!(r["cpu_pub_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+}
+
+#[test]
+fn e1_runs_raw_and_jpeg_in_one_and_two_processes() {
+    let (report, stdout) = run_json(&["e1-images", "--quick", "--no-peers", "--scale", "0.05"]);
+    let m = measured(&report);
+    let mut t: Vec<&str> = m.iter().map(|r| r["transport"].as_str().unwrap()).collect();
+    t.sort();
+    assert_eq!(
+        t,
+        ["inproc jpeg q30", "inproc raw", "shm jpeg q30", "shm raw"],
+        "{stdout}"
+    );
+    for r in &m {
+        assert_eq!(r["received"], r["sent"], "{r}");
+        assert_eq!(r["size_bytes"], 640 * 480 * 3);
+    }
+}
+
+#[test]
+fn e2_and_e4_give_records_or_say_why_not() {
+    for exp in ["e2-bridge", "e4-python"] {
+        let (report, stdout) = run_json(&[exp, "--quick"]);
+        let notes: Vec<&str> = report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|n| n.as_str())
+            .collect();
+        let m = measured(&report);
+        // Either the program's RECORD lines became records, or a note says why there are none.
+        let explained = notes.iter().any(|n| {
+            n.contains("not available")
+                || n.contains("no RECORD line")
+                || n.contains("could not run")
+        });
+        assert!(!m.is_empty() || explained, "{exp}: {stdout}");
+        for r in &m {
+            assert_eq!(r["experiment"], exp, "{r}");
+        }
+    }
+}

@@ -61,6 +61,10 @@ pub struct IpcChildArgs {
     samples: u64,
     #[arg(long)]
     touch: bool,
+    #[arg(long)]
+    rate: Option<f64>,
+    #[arg(long, default_value_t = 2)]
+    depth: usize,
 }
 
 /// Runs the hibari-bench-ipc subscriber process (`hibari __child …`).
@@ -74,8 +78,10 @@ pub fn ipc_child(a: IpcChildArgs) -> anyhow::Result<()> {
         warmup: a.warmup,
         samples: a.samples,
         touch: a.touch,
+        rate_hz: a.rate,
+        depth: a.depth,
     };
-    hibari_bench_ipc::child_main(&args).context("ping-pong subscriber process")
+    hibari_bench_ipc::child_main(&args).context("hibari-bench-ipc subscriber process")
 }
 
 fn describe(step: &Step) -> String {
@@ -90,8 +96,9 @@ fn describe(step: &Step) -> String {
             spec.kind.payload_bytes(),
             spec.schedule.rate_hz.round()
         ),
-        Step::PingPong { system, size, .. } => format!("latency {system} ping-pong {size} B"),
-        Step::Ros1(_) => "ROS 1 peer".into(),
+        Step::Ipc(cell) => format!("latency {cell}"),
+        Step::Zenoh(_) => "latency zenoh (hibari-bench-ipc --features zenoh)".into(),
+        Step::Ros1(cell) => cell.describe(),
         Step::External(name) => (*name).into(),
     }
 }
@@ -158,6 +165,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         notes.extend(n);
         bar.inc(1);
     }
+    hibari_bench::experiments::finish();
     bar.finish_and_clear();
     // Measured rows first, each experiment's published rows after them.
     records.sort_by_key(|r| (names.iter().position(|n| *n == r.experiment), r.published));
