@@ -3,7 +3,7 @@
 //!
 //! | name | what |
 //! |---|---|
-//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 100), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 beside it |
+//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 60), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 beside it |
 //! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
@@ -95,7 +95,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
     let mut steps = Vec::new();
     match name {
         "e1-images" => {
-            let count = n(500, 100);
+            let count = n(500, 60);
             let (w, h) = (640, 480);
             for two in [false, true] {
                 let tr = if two { "shm" } else { "inproc" };
@@ -143,7 +143,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 &[10, 100, 1000, 10_000, 100_000]
             };
             for &rate in &[100.0, 10.0] {
-                let count = if rate > 50.0 { n(200, 60) } else { n(200, 20) };
+                let count = if rate > 50.0 { n(200, 60) } else { n(200, 12) };
                 for &r in ranges {
                     steps.push(series(
                         "e3-laserscan",
@@ -208,7 +208,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 &[64, 4096, 65_536, 1 << 20, 4 << 20, 8 << 20]
             };
             let rates = [
-                (100.0, n(300, 50)),
+                (100.0, n(300, 30)),
                 (1000.0, n(2000, 300)),
                 (0.0, n(2000, 300)),
             ];

@@ -69,9 +69,7 @@ pub fn program(name: &str, cfg: &Config) -> (Vec<Record>, Vec<String>) {
             } else {
                 "python3".into()
             };
-            let ok = Command::new(&python)
-                .args(["-c", "import hibari"])
-                .output();
+            let ok = Command::new(&python).args(["-c", "import hibari"]).output();
             if !matches!(ok, Ok(ref o) if o.status.success()) {
                 let note = format!("e4-python not available: build the Python package with scripts/python.sh, then `python3 {}`", script.display());
                 return (Vec::new(), vec![note]);
