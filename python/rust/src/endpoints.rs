@@ -191,8 +191,9 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    /// `shape`: whether the callback takes the sample info, and whether it
-    /// gets the raw CDR bytes instead of a message.
+    /// `(with_info, raw)`: whether the callback takes the sample info, and
+    /// whether it gets the raw CDR bytes instead of a message.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn create(
         py: Python<'_>,
         node: &hibari::Node,
