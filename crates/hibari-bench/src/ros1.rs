@@ -145,6 +145,7 @@ fn master_uri() -> Option<String> {
 
 /// Stops the roscore this run started (SIGINT, as `roscore` expects, then kill).
 pub fn stop_master() {
+    let _ = std::fs::remove_dir(csv_dir()); // emptied cell by cell
     let mut m = MASTER.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(mut r) = m.take() {
         let _ = Command::new("kill")
@@ -158,6 +159,11 @@ pub fn stop_master() {
         let _ = r.child.wait();
         let _ = std::fs::remove_dir_all(&r.home);
     }
+}
+
+/// Where the peer writes this run's per-message CSVs.
+fn csv_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("hibari-bench-ros1-{}", std::process::id()))
 }
 
 /// Per-message latencies (µs) in sequence order from the peer's CSV.
@@ -188,7 +194,7 @@ pub fn ros1(cell: &Ros1Cell, cfg: &Config) -> (Vec<Record>, Vec<String>) {
     if !script.exists() || !built.exists() || which("roscore").is_none() {
         return (Vec::new(), vec![HOW.into()]);
     }
-    let csv_dir = std::env::temp_dir().join(format!("hibari-bench-ros1-{}", std::process::id()));
+    let csv_dir = csv_dir();
     let mut cmd = Command::new(&script);
     cmd.args(&cell.args).arg("--csv-dir").arg(&csv_dir);
     if let Some(uri) = master_uri() {
