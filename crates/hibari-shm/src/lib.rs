@@ -106,6 +106,8 @@ mod core;
 #[cfg(not(loom))]
 mod discovery;
 #[cfg(not(loom))]
+pub mod eventfd;
+#[cfg(not(loom))]
 mod handshake;
 #[cfg(not(loom))]
 mod layout;

@@ -8,9 +8,9 @@
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags};
+use rustix::event::{poll, PollFd, PollFlags};
 use rustix::fs::{self, MemfdFlags, Mode, OFlags, SealFlags};
 use rustix::io::{self, Errno};
 use rustix::mm::{self, MapFlags, ProtFlags};
@@ -141,22 +141,7 @@ impl Drop for Mapping {
     }
 }
 
-/// A non-blocking eventfd (a counter a peer writes to wake us).
-pub(crate) fn new_eventfd() -> io::Result<OwnedFd> {
-    eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
-}
-
-/// Adds one to an eventfd (wakes whoever polls it). Never blocks: a full
-/// counter or a closed peer is ignored.
-pub(crate) fn signal(fd: BorrowedFd<'_>) {
-    let _ = io::write(fd, &1u64.to_ne_bytes());
-}
-
-/// Resets an eventfd; returns whether it had been signalled.
-pub(crate) fn drain(fd: BorrowedFd<'_>) -> bool {
-    let mut buf = [0u8; 8];
-    matches!(io::read(fd, &mut buf), Ok(8))
-}
+pub(crate) use crate::eventfd::{drain, new_raw as new_eventfd, signal, timespec};
 
 /// Makes a descriptor received from a peer non-blocking, so writing it can
 /// never stall us.
@@ -199,17 +184,10 @@ pub(crate) fn wait_readable(fd: BorrowedFd<'_>, deadline: Instant) -> bool {
     }
 }
 
-/// A duration as a `Timespec` (rounded up to whole microseconds).
-pub(crate) fn timespec(d: Duration) -> rustix::time::Timespec {
-    rustix::time::Timespec {
-        tv_sec: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        tv_nsec: i64::from(d.subsec_nanos()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
     use std::os::fd::AsFd;
 
     #[test]

@@ -64,6 +64,7 @@ struct Lists {
     entities: EntityList,
     wakers: Arc<[Arc<NodeWaker>]>,
     watches: EntityList,
+    busy: EntityList,
 }
 
 struct EntityCache {
@@ -73,6 +74,9 @@ struct EntityCache {
     wakers: Arc<[Arc<NodeWaker>]>,
     /// The entities that watch a descriptor of their own.
     watches: EntityList,
+    /// The entities that busy-poll: while one lives, the executor never
+    /// sleeps.
+    busy: EntityList,
 }
 
 impl Default for EntityCache {
@@ -82,6 +86,7 @@ impl Default for EntityCache {
             entities: Arc::new([]),
             wakers: Arc::new([]),
             watches: Arc::new([]),
+            busy: Arc::new([]),
         }
     }
 }
@@ -172,22 +177,26 @@ impl Core {
             for node in nodes.iter() {
                 node.collect_entities(&mut entities);
             }
-            let watches = entities
-                .iter()
-                .filter(|e| e.upgrade().is_some_and(|e| e.watched_fd().is_some()))
-                .cloned()
-                .collect();
+            let having = |has: fn(&dyn Entity) -> bool| -> EntityList {
+                entities
+                    .iter()
+                    .filter(|e| e.upgrade().is_some_and(|e| has(&*e)))
+                    .cloned()
+                    .collect()
+            };
             *cache = EntityCache {
                 key,
+                watches: having(|e| e.watched_fd().is_some()),
+                busy: having(|e| e.busy()),
                 entities: entities.into(),
                 wakers: nodes.iter().map(|n| n.inner.waker.clone()).collect(),
-                watches,
             };
         }
         Lists {
             entities: Arc::clone(&cache.entities),
             wakers: Arc::clone(&cache.wakers),
             watches: Arc::clone(&cache.watches),
+            busy: Arc::clone(&cache.busy),
         }
     }
 
@@ -291,10 +300,7 @@ impl Core {
             if deadline.is_some_and(|d| now >= d) {
                 return false;
             }
-            if entities
-                .iter()
-                .any(|e| e.upgrade().is_some_and(|e| e.busy()))
-            {
+            if lists.busy.iter().any(|e| e.strong_count() > 0) {
                 // A busy-polling subscription: never sleep (but look at
                 // watched descriptors, if any).
                 if !lists.watches.is_empty() {

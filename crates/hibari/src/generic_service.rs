@@ -30,7 +30,7 @@ use hibari_transport::{
 use thiserror::Error;
 
 use crate::group::CallbackGroup;
-use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker, WakeEntity};
+use crate::node::{next_request, Entity, Node, NodeWaker, WakeEntity};
 use crate::reply::{reply_topic, request_topic, RequestId};
 use crate::service::{ServiceCreateError, ServiceOptions};
 
@@ -88,17 +88,13 @@ impl Entity for GenericServerShared {
     }
 
     fn execute(&self, _now: Instant) -> bool {
-        if !self.ready.load(Ordering::Acquire) {
-            return false;
-        }
-        let Some(_group) = self.group.try_enter(&self.waker) else {
-            return false;
-        };
-        let Some(mut callback) = lock_callback(&self.callback) else {
-            return false;
-        };
-        let Some(sample) = take_ready(&self.ready, &*self.requests) else {
-            while self.requests.take_event().is_some() {}
+        let Some((_group, mut callback, sample)) = next_request(
+            &self.ready,
+            &self.group,
+            &self.waker,
+            &self.callback,
+            &*self.requests,
+        ) else {
             return false;
         };
         let Ok(request) = sample.payload.into_cdr_bytes() else {

@@ -10,10 +10,10 @@ use std::time::Instant;
 use hibari_transport::{GraphToken, NodeInfo, Notify, Reader, Sample};
 
 use crate::context::{lock, Context};
-use crate::group::{CallbackGroup, CallbackGroupType};
+use crate::group::{CallbackGroup, CallbackGroupType, GroupGuard};
 use crate::names::{expand_topic_name, NameError};
 use crate::remap;
-use crate::wait::{new_eventfd, Signal};
+use crate::wait::Signal;
 
 /// Something an executor runs: a subscription, a timer, a guard condition.
 pub(crate) trait Entity: Send + Sync {
@@ -65,6 +65,29 @@ pub(crate) fn take_ready(ready: &AtomicBool, reader: &dyn Reader) -> Option<Samp
     Some(sample)
 }
 
+/// The first half of every entity that serves requests: flagged ready, its
+/// group and its callback free, and a request taken (pending events are
+/// dropped when there is none). The caller runs the callback and may drop
+/// the guards before replying.
+pub(crate) fn next_request<'a, C: ?Sized>(
+    ready: &AtomicBool,
+    group: &'a CallbackGroup,
+    waker: &Arc<NodeWaker>,
+    callback: &'a Mutex<C>,
+    requests: &dyn Reader,
+) -> Option<(GroupGuard<'a>, MutexGuard<'a, C>, Sample)> {
+    if !ready.load(Ordering::Acquire) {
+        return None;
+    }
+    let group = group.try_enter(waker)?;
+    let callback = lock_callback(callback)?;
+    let Some(sample) = take_ready(ready, requests) else {
+        while requests.take_event().is_some() {}
+        return None;
+    };
+    Some((group, callback, sample))
+}
+
 /// Where a node's entities send their wake-ups: the signal of the executor
 /// spinning the node, if any; and the node's eventfd, which writers in other
 /// processes write directly ([`WakeEntity`]) and the executor polls.
@@ -81,7 +104,7 @@ impl NodeWaker {
     pub fn new() -> NodeWaker {
         NodeWaker {
             signal: Mutex::new(None),
-            efd: new_eventfd(),
+            efd: hibari_shm::eventfd::new().ok(),
         }
     }
 

@@ -29,7 +29,7 @@ use thiserror::Error;
 use crate::callback::{Owned, OwnedWithInfo};
 use crate::group::CallbackGroup;
 use crate::names::NameError;
-use crate::node::{lock_callback, take_ready, Entity, Node, NodeWaker, WakeEntity};
+use crate::node::{next_request, Entity, Node, NodeWaker, WakeEntity};
 use crate::reply::{reply_topic, request_topic, ReplyAdapter, ReplyCell, RequestId};
 use crate::Service;
 
@@ -99,17 +99,13 @@ impl<S: Service> Entity for ServerShared<S> {
     }
 
     fn execute(&self, _now: Instant) -> bool {
-        if !self.ready.load(Ordering::Acquire) {
-            return false;
-        }
-        let Some(group) = self.group.try_enter(&self.waker) else {
-            return false;
-        };
-        let Some(mut callback) = lock_callback(&self.callback) else {
-            return false;
-        };
-        let Some(sample) = take_ready(&self.ready, &*self.requests) else {
-            while self.requests.take_event().is_some() {}
+        let Some((group, mut callback, sample)) = next_request(
+            &self.ready,
+            &self.group,
+            &self.waker,
+            &self.callback,
+            &*self.requests,
+        ) else {
             return false;
         };
         let request = match sample.payload.into_owned::<S::Request>() {

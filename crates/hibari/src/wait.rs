@@ -23,8 +23,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags, Timespec};
-use rustix::io::Errno;
+use hibari_shm::eventfd;
 
 use crate::context::lock;
 
@@ -45,53 +44,6 @@ pub(crate) struct Signal {
     efd: OnceLock<Option<OwnedFd>>,
 }
 
-/// A non-blocking eventfd (for a signal, or a node's wake-ups).
-pub(crate) fn new_eventfd() -> Option<OwnedFd> {
-    eventfd(0, EventfdFlags::NONBLOCK | EventfdFlags::CLOEXEC).ok()
-}
-
-/// Writes 1 to an eventfd (it cannot block: the counter does not overflow).
-fn write_eventfd(fd: BorrowedFd<'_>) {
-    let _ = rustix::io::write(fd, &1u64.to_ne_bytes());
-}
-
-/// Resets a non-blocking eventfd; returns whether it had been written.
-pub(crate) fn drain_eventfd(fd: BorrowedFd<'_>) -> bool {
-    let mut buf = [0u8; 8];
-    matches!(rustix::io::read(fd, &mut buf), Ok(8))
-}
-
-fn timespec(d: Duration) -> Timespec {
-    Timespec {
-        tv_sec: d.as_secs().min(i64::MAX as u64) as i64,
-        tv_nsec: i64::from(d.subsec_nanos()),
-    }
-}
-
-/// Polls `fds` for input until `deadline` (`None`: forever; a past one:
-/// just looks); returns which are readable as a list of flags.
-fn poll_in(fds: &[BorrowedFd<'_>], deadline: Option<Instant>, ready: &mut Vec<bool>) {
-    ready.clear();
-    ready.resize(fds.len(), false);
-    let mut pollfds: Vec<PollFd<'_>> = fds
-        .iter()
-        .map(|fd| PollFd::new(fd, PollFlags::IN))
-        .collect();
-    loop {
-        let ts = deadline.map(|d| timespec(d.saturating_duration_since(Instant::now())));
-        match poll(&mut pollfds, ts.as_ref()) {
-            Ok(_) => break,
-            Err(Errno::INTR) => continue,
-            // ENOMEM or a bad descriptor: report nothing; the caller looks
-            // for work and comes back (a node's fd lives as long as it does).
-            Err(_) => return,
-        }
-    }
-    for (r, p) in ready.iter_mut().zip(&pollfds) {
-        *r = p.revents().contains(PollFlags::IN);
-    }
-}
-
 impl Signal {
     /// Wakes every thread waiting on the signal.
     pub fn notify(&self) {
@@ -101,7 +53,7 @@ impl Signal {
         drop(st);
         if polling {
             if let Some(Some(fd)) = self.efd.get() {
-                write_eventfd(fd.as_fd());
+                eventfd::signal(fd.as_fd());
             }
         }
         // A sleeper counts itself under the lock before it sleeps, so either
@@ -158,8 +110,8 @@ impl Signal {
     /// gets to poll also wakes when one of `fds` is readable. The first
     /// `eventfds` of them are nodes' eventfds, reset here; the others are
     /// descriptors users watch, left as they are. Afterwards `ready[i]` tells
-    /// whether `fds[i]` was readable (all `false` for a thread that slept on
-    /// the condition variable instead). Returns whether a node's eventfd
+    /// whether `fds[i]` was readable (empty for a thread that slept on the
+    /// condition variable instead). Returns whether a node's eventfd
     /// was written: the caller then looks at every entity, since it cannot
     /// tell which reader armed it.
     pub fn wait_polling(
@@ -170,9 +122,8 @@ impl Signal {
         eventfds: usize,
         ready: &mut Vec<bool>,
     ) -> bool {
-        ready.clear();
-        ready.resize(fds.len(), false);
-        let Some(efd) = self.efd.get_or_init(new_eventfd).as_ref() else {
+        ready.clear(); // nothing readable unless this thread polls
+        let Some(efd) = self.efd.get_or_init(|| eventfd::new().ok()).as_ref() else {
             // No eventfd to be had: sleep briefly, then look everywhere.
             let short = Instant::now() + Duration::from_millis(1);
             self.wait(seen, Some(deadline.map_or(short, |d| d.min(short))));
@@ -192,12 +143,11 @@ impl Signal {
         let mut all = Vec::with_capacity(fds.len() + 1);
         all.push(efd.as_fd());
         all.extend_from_slice(fds);
-        let mut flags = Vec::new();
-        poll_in(&all, deadline, &mut flags);
-        if flags.first() == Some(&true) {
-            drain_eventfd(efd.as_fd());
+        eventfd::poll_readable(&all, deadline, ready);
+        // Our own eventfd first: reset it, and leave `ready` for `fds`.
+        if ready.remove(0) {
+            eventfd::drain(efd.as_fd());
         }
-        ready.copy_from_slice(&flags[1..]);
         let fired = Self::drain(fds, eventfds, ready);
         let mut st = lock(&self.state);
         st.polling = false;
@@ -218,7 +168,7 @@ impl Signal {
     fn drain(fds: &[BorrowedFd<'_>], eventfds: usize, ready: &[bool]) -> bool {
         let mut fired = false;
         for (fd, _) in fds[..eventfds].iter().zip(ready).filter(|(_, r)| **r) {
-            fired |= drain_eventfd(*fd);
+            fired |= eventfd::drain(*fd);
         }
         fired
     }
@@ -231,7 +181,7 @@ impl Signal {
             ready.clear();
             return false;
         }
-        poll_in(fds, Some(Instant::now()), ready);
+        eventfd::poll_readable(fds, Some(Instant::now()), ready);
         Self::drain(fds, eventfds, ready)
     }
 }
