@@ -5,18 +5,20 @@
 //! `HIBARI_TEST_ACTION_CHILD` set; it then runs only the `child` test).
 
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hibari::action::{ActionSendGoalError, GoalId};
+use hibari::action::{ActionCodec, ActionSendGoalError, GetResultError, GoalId, Typed};
 use hibari::dynamic::Value;
 use hibari::interfaces::{Distro, InterfaceKind, Registry, TypeName};
+use hibari::msg::action_msgs::msg::GoalStatusArray;
 use hibari::msg::std_msgs::msg::{Int32, String as RosString};
 use hibari::{
     Action, ActionServer, CallError, CancelResponse, Context, GoalResponse, GoalStatus, Node,
-    ServerGoalHandle, SingleThreadedExecutor,
+    QosProfile, ServerGoalHandle, SingleThreadedExecutor,
 };
 
 const CHILD: &str = "HIBARI_TEST_ACTION_CHILD";
@@ -265,6 +267,203 @@ fn a_typed_client_drives_a_generic_server_that_answers_from_another_thread() {
     let result = goal.get_result(WAIT).unwrap();
     assert_eq!(result.status, GoalStatus::Aborted);
     assert_eq!(result.result.data, "echo Some(4)");
+}
+
+/// `Count`'s typed codec, counting the feedback messages it decodes.
+struct Counting(Typed<Count>, Arc<AtomicUsize>);
+
+impl ActionCodec for Counting {
+    type Goal = Int32;
+    type Result = RosString;
+    type Feedback = Int32;
+
+    fn type_name(&self) -> &str {
+        self.0.type_name()
+    }
+    fn encode_goal_request(&self, id: &GoalId, goal: &Int32) -> Result<Vec<u8>, String> {
+        self.0.encode_goal_request(id, goal)
+    }
+    fn decode_goal_request(&self, cdr: &[u8]) -> Result<(GoalId, Int32), String> {
+        self.0.decode_goal_request(cdr)
+    }
+    fn encode_result_response(
+        &self,
+        status: i8,
+        result: Option<&RosString>,
+    ) -> Result<Vec<u8>, String> {
+        self.0.encode_result_response(status, result)
+    }
+    fn decode_result_response(&self, cdr: &[u8]) -> Result<(i8, RosString), String> {
+        self.0.decode_result_response(cdr)
+    }
+    fn encode_feedback(&self, id: &GoalId, feedback: &Int32) -> Result<Vec<u8>, String> {
+        self.0.encode_feedback(id, feedback)
+    }
+    fn decode_feedback(&self, cdr: &[u8]) -> Result<(GoalId, Int32), String> {
+        self.1.fetch_add(1, Ordering::SeqCst);
+        self.0.decode_feedback(cdr)
+    }
+}
+
+#[test]
+fn a_client_decodes_only_the_feedback_of_its_own_goals() {
+    let context = Context::builder().isolated().create().unwrap();
+    let node = context.create_node("both").unwrap();
+    let _server = count_server(&node, Duration::from_millis(1));
+    let first = node.create_action_client::<Count>("count").unwrap();
+    let decoded = Arc::new(AtomicUsize::new(0));
+    let codec = Counting(Typed::default(), decoded.clone());
+    let second = node.create_action_client_of("count", codec).unwrap();
+    let _spin = Spinner::new(&[&node]);
+    assert!(first.wait_for_server(WAIT) && second.wait_for_server(WAIT));
+
+    let (tx, rx) = mpsc::channel();
+    let tx2 = tx.clone();
+    let feedback = Box::new(move |f: Int32| {
+        let _ = tx.send(f.data);
+    });
+    let goal = first
+        .send_goal(Int32 { data: 5 }, Some(feedback), WAIT)
+        .unwrap();
+    assert_eq!(goal.get_result(WAIT).unwrap().status, GoalStatus::Succeeded);
+    let heard: Vec<i32> = (0..5).map(|_| rx.recv_timeout(WAIT).unwrap()).collect();
+    assert_eq!(heard, vec![1, 2, 3, 4, 5]);
+    // The second client hears the first one's feedback (one publisher, in
+    // order) before its own goal's.
+    let feedback = Box::new(move |f: Int32| {
+        let _ = tx2.send(-f.data);
+    });
+    let own = second
+        .send_goal(Int32 { data: 2 }, Some(feedback), WAIT)
+        .unwrap();
+    assert_eq!(own.get_result(WAIT).unwrap().status, GoalStatus::Succeeded);
+    let heard: Vec<i32> = (0..2).map(|_| rx.recv_timeout(WAIT).unwrap()).collect();
+    assert_eq!(heard, vec![-1, -2]);
+    assert_eq!(
+        decoded.load(Ordering::SeqCst),
+        2,
+        "only its own goal's feedback is decoded"
+    );
+}
+
+/// A `Count` server on `node` accepting every goal and every cancel, and
+/// handing each goal's handle to the returned channel (nothing executes).
+fn holding_server(node: &Node) -> (ActionServer<Count>, mpsc::Receiver<ServerGoalHandle<Count>>) {
+    let (tx, rx) = mpsc::channel();
+    let server = node
+        .create_action_server::<Count>(
+            "count",
+            |_id: &GoalId, _goal: &Int32| GoalResponse::AcceptAndExecute,
+            |_id: &GoalId| CancelResponse::Accept,
+            move |handle| {
+                let _ = tx.send(handle);
+            },
+        )
+        .unwrap();
+    (server, rx)
+}
+
+#[test]
+fn a_blocking_get_result_ends_with_a_shutdown_error_when_the_context_shuts_down() {
+    let context = Context::builder().isolated().create().unwrap();
+    let node = context.create_node("both").unwrap();
+    let (_server, handles) = holding_server(&node);
+    let client = node.create_action_client::<Count>("count").unwrap();
+    let _spin = Spinner::new(&[&node]);
+    assert!(client.wait_for_server(WAIT));
+    let goal = client.send_goal(Int32 { data: 1 }, None, WAIT).unwrap();
+    let _handle = handles.recv_timeout(WAIT).unwrap();
+
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        // Far longer than the test waits below.
+        let _ = tx.send(goal.get_result(Duration::from_secs(600)));
+    });
+    // Let the request go out (shutting down before it does also ends in
+    // `Shutdown`, at once).
+    std::thread::sleep(Duration::from_millis(100));
+    context.shutdown();
+    match rx.recv_timeout(WAIT).expect("get_result returned") {
+        Err(GetResultError::Call(CallError::Shutdown)) => {}
+        Err(e) => panic!("expected a shutdown error, got {e}"),
+        Ok(r) => panic!("the goal never ends, got {:?}", r.status),
+    }
+    waiter.join().unwrap();
+}
+
+#[test]
+fn canceling_all_goals_publishes_their_new_status_once() {
+    let context = Context::builder().isolated().create().unwrap();
+    // Two executors: a status publish (on the server's executor) waits for
+    // a full reliable subscriber, which only its own executor empties.
+    let server_node = context.create_node("server").unwrap();
+    let node = context.create_node("client").unwrap();
+    let (_server, handles) = holding_server(&server_node);
+    let client = node.create_action_client::<Count>("count").unwrap();
+    let (tx, canceling) = mpsc::channel();
+    let qos = QosProfile::default().reliable().keep_last(100);
+    let _status = node
+        .create_subscription(
+            "count/_action/status",
+            qos,
+            move |array: GoalStatusArray| {
+                let n = array
+                    .status_list
+                    .iter()
+                    .filter(|s| s.status == GoalStatus::Canceling as i8)
+                    .count();
+                let _ = tx.send(n);
+            },
+        )
+        .unwrap();
+    let _serving = Spinner::new(&[&server_node]);
+    let _spin = Spinner::new(&[&node]);
+    assert!(client.wait_for_server(WAIT));
+    let goals: Vec<_> = (0..4)
+        .map(|_| client.send_goal(Int32 { data: 1 }, None, WAIT).unwrap())
+        .collect();
+    let held: Vec<_> = (0..4)
+        .map(|_| handles.recv_timeout(WAIT).unwrap())
+        .collect();
+
+    let answer = client.cancel_all_goals(WAIT).unwrap();
+    assert_eq!(answer.return_code, 0);
+    assert_eq!(answer.goals_canceling.len(), 4);
+    // The first status with a goal canceling has them all canceling.
+    let first = std::iter::from_fn(|| canceling.recv_timeout(WAIT).ok()).find(|&n| n > 0);
+    assert_eq!(first, Some(4));
+    drop(held);
+    for goal in goals {
+        assert_eq!(goal.get_result(WAIT).unwrap().status, GoalStatus::Canceled);
+    }
+}
+
+#[test]
+fn an_unreadable_get_result_request_is_counted_and_not_answered() {
+    let context = Context::builder().isolated().create().unwrap();
+    let node = context.create_node("both").unwrap();
+    let server = count_server(&node, Duration::from_millis(1));
+    let raw = node
+        .create_generic_client(
+            "count/_action/get_result",
+            "hibari_test/action/Count_GetResult",
+            QosProfile::services_default(),
+        )
+        .unwrap();
+    let _spin = Spinner::new(&[&node]);
+    assert!(raw.wait_for_service(WAIT));
+    assert_eq!(server.rejected_requests(), 0);
+    // A CDR header and one byte: not a 16-byte goal id.
+    let unreadable = raw.call_async(vec![0u8, 1, 0, 0, 7]);
+    // Requests of one client are handled in order: once this one is
+    // answered (an unknown goal), the one before was handled.
+    let mut unknown = vec![0u8, 1, 0, 0];
+    unknown.extend_from_slice(&[9; 16]);
+    assert!(raw.call(unknown, WAIT).is_ok());
+    assert_eq!(server.rejected_requests(), 1);
+    let waited = SingleThreadedExecutor::new()
+        .spin_until_future_complete(unreadable, Duration::from_millis(100));
+    assert!(waited.is_err(), "no answer: {waited:?}");
 }
 
 /// Kills the child when dropped, so a failing test leaves no process behind.

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
-use super::client_core::{read_goal_response, ClientCore, FeedbackFn};
-use super::codec::ActionCodec;
+use super::client_core::{ClientCore, FeedbackFn};
+use super::codec::{decode_goal_response, ActionCodec};
 use super::{new_goal_id, GoalId, GoalStatus};
 use crate::future::block_on;
 use crate::msg::action_msgs::msg::GoalInfo;
@@ -92,11 +92,13 @@ impl<C: ActionCodec> std::fmt::Debug for ActionClientOf<C> {
     }
 }
 
-fn wait_block<F: Future>(future: F, timeout: Duration) -> Option<F::Output> {
-    let signal = Arc::new(Signal::default());
+/// Waits up to `timeout` for `future` on `signal`, which the context's
+/// shutdown also wakes (the future's calls then end with
+/// [`CallError::Shutdown`]).
+fn wait_block<F: Future>(future: F, signal: &Arc<Signal>, timeout: Duration) -> Option<F::Output> {
     block_on(
         Box::pin(future),
-        &signal,
+        signal,
         Instant::now().checked_add(timeout),
     )
 }
@@ -154,7 +156,7 @@ impl<C: ActionCodec> ActionClientOf<C> {
                 .await
                 .map_err(ActionSendGoalError::Call)?;
             let (accepted, stamp) =
-                read_goal_response(&reply).map_err(ActionSendGoalError::InvalidReply)?;
+                decode_goal_response(&reply).map_err(ActionSendGoalError::InvalidReply)?;
             if !accepted {
                 return Err(ActionSendGoalError::Rejected);
             }
@@ -164,14 +166,21 @@ impl<C: ActionCodec> ActionClientOf<C> {
         }
     }
 
-    /// Sends `goal` and waits up to `timeout` for the server to accept it.
+    /// Sends `goal` and waits up to `timeout` for the server to accept it
+    /// (a shutdown of the context ends the wait with
+    /// [`CallError::Shutdown`]).
     pub fn send_goal(
         &self,
         goal: C::Goal,
         feedback: Option<FeedbackFn<C>>,
         timeout: Duration,
     ) -> Result<ClientGoalHandleOf<C>, ActionSendGoalError> {
-        wait_block(self.send_goal_async(goal, feedback), timeout).unwrap_or_else(|| {
+        wait_block(
+            self.send_goal_async(goal, feedback),
+            &self.core.signal,
+            timeout,
+        )
+        .unwrap_or_else(|| {
             Err(ActionSendGoalError::Call(CallError::Timeout {
                 service: self.core.send_goal.service_name().to_owned(),
                 timeout,
@@ -264,6 +273,10 @@ impl<C: ActionCodec> ClientGoalHandleOf<C> {
     }
 
     /// Asks for the result now; the future resolves when the goal ends.
+    ///
+    /// The server keeps one waiting request per goal and client: asking
+    /// again before the goal ends (a retry after a timeout) replaces the
+    /// earlier request, which then gets no answer.
     pub fn get_result_async(
         &self,
     ) -> impl Future<Output = Result<WrappedResult<C>, GetResultError>> + Send + 'static {
@@ -289,9 +302,10 @@ impl<C: ActionCodec> ClientGoalHandleOf<C> {
         }
     }
 
-    /// Waits up to `timeout` for the goal to end, and returns its result.
+    /// Waits up to `timeout` for the goal to end, and returns its result (a
+    /// shutdown of the context ends the wait with [`CallError::Shutdown`]).
     pub fn get_result(&self, timeout: Duration) -> Result<WrappedResult<C>, GetResultError> {
-        wait_block(self.get_result_async(), timeout).unwrap_or_else(|| {
+        wait_block(self.get_result_async(), &self.core.signal, timeout).unwrap_or_else(|| {
             Err(GetResultError::Call(CallError::Timeout {
                 service: self.core.get_result.service_name().to_owned(),
                 timeout,

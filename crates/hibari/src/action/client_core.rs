@@ -3,14 +3,15 @@
 //! its feedback callback and the last status heard.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::codec::{decode_goal_response, encode_result_request, ActionCodec};
+use super::codec::{encode_result_request, ActionCodec};
 use super::{GoalId, GoalStatus};
-use crate::context::lock;
+use crate::context::{lock, Context};
 use crate::msg::action_msgs::msg::GoalStatusArray;
 use crate::msg::action_msgs::srv::CancelGoal;
+use crate::wait::Signal;
 use crate::{Client, GenericClient};
 
 /// A feedback callback of one goal.
@@ -29,6 +30,9 @@ pub(crate) struct ClientCore<C: ActionCodec> {
     pub(crate) send_goal: GenericClient,
     pub(crate) get_result: GenericClient,
     pub(crate) cancel: Client<CancelGoal>,
+    /// What blocking waits (`send_goal`, `get_result`) sleep on: woken by
+    /// their reply and by the context's shutdown.
+    pub(crate) signal: Arc<Signal>,
     goals: Mutex<HashMap<GoalId, ClientGoal<C>>>,
 }
 
@@ -39,13 +43,17 @@ impl<C: ActionCodec> ClientCore<C> {
         send_goal: GenericClient,
         get_result: GenericClient,
         cancel: Client<CancelGoal>,
+        context: &Context,
     ) -> Self {
+        let signal = Arc::new(Signal::default());
+        context.register(&signal);
         ClientCore {
             codec,
             name,
             send_goal,
             get_result,
             cancel,
+            signal,
             goals: Mutex::new(HashMap::new()),
         }
     }
@@ -88,10 +96,25 @@ impl<C: ActionCodec> ClientCore<C> {
     }
 
     /// A feedback message arrived (the feedback subscription's callback).
+    /// Every client of the action hears every goal's feedback: the goal id
+    /// (the 16 bytes after the CDR header) is looked up first, and only
+    /// this client's goals with a callback are decoded.
     pub(crate) fn on_feedback(&self, cdr: &[u8]) {
-        let Ok((id, feedback)) = self.codec.decode_feedback(cdr) else {
+        let Some(id) = cdr.get(4..20).and_then(|b| GoalId::try_from(b).ok()) else {
             return;
         };
+        let wanted = lock(&self.goals)
+            .get(&id)
+            .is_some_and(|g| g.feedback.is_some());
+        if !wanted {
+            return;
+        }
+        let Ok((decoded, feedback)) = self.codec.decode_feedback(cdr) else {
+            return;
+        };
+        if decoded != id {
+            return;
+        }
         let Some(mut callback) = lock(&self.goals)
             .get_mut(&id)
             .and_then(|g| g.feedback.take())
@@ -138,11 +161,4 @@ impl<C: ActionCodec> ClientCore<C> {
     ) -> Result<crate::GenericResponseFuture, String> {
         Ok(self.get_result.call_async(encode_result_request(id)?))
     }
-}
-
-/// Reads the send-goal response.
-pub(crate) fn read_goal_response(
-    cdr: &[u8],
-) -> Result<(bool, crate::msg::builtin_interfaces::msg::Time), String> {
-    decode_goal_response(cdr)
 }

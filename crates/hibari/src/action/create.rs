@@ -167,9 +167,9 @@ impl Node {
             .map_err(ActionServerCreateError::Service)?;
         Ok(ActionServerOf {
             core,
-            _send_goal: send_goal,
-            _get_result: get_result,
-            _cancel: cancel_service,
+            send_goal,
+            get_result,
+            cancel: cancel_service,
         })
     }
 
@@ -215,7 +215,14 @@ impl Node {
         let cancel = self
             .create_client::<CancelGoal>(&names.cancel_goal)
             .map_err(ActionClientCreateError::Client)?;
-        let core = Arc::new(ClientCore::new(codec, name, send_goal, get_result, cancel));
+        let core = Arc::new(ClientCore::new(
+            codec,
+            name,
+            send_goal,
+            get_result,
+            cancel,
+            self.context(),
+        ));
 
         let weak = Arc::downgrade(&core);
         let feedback = self
@@ -234,7 +241,10 @@ impl Node {
         let status = self
             .create_subscription(
                 &names.status,
-                status_qos(),
+                // Best effort: each array holds every goal's state, so the
+                // newest replaces an unread one; a reliable depth-1 reader
+                // would make the server's publish wait for this client.
+                status_qos().best_effort(),
                 move |array: GoalStatusArray| {
                     if let Some(core) = weak.upgrade() {
                         core.on_status(array);

@@ -42,24 +42,22 @@ impl Dynamic {
                     "`{type_name}` is not an action type name: write it as `package/action/Name`"
                 )
             })?;
-        if registry.action(&name).is_none() {
+        let Some(action) = registry.action(&name) else {
             return Err(format!(
                 "the action type `{type_name}` is not known: add its package to the registry \
                  (HIBARI_INTERFACE_PATH)"
             ));
-        }
-        let part = |suffix: &str| {
-            TypeName::new(
-                &name.package,
-                InterfaceKind::Action,
-                format!("{}{suffix}", name.name),
-            )
         };
+        // The names of the parts, as the registry derived them.
+        let send_goal_request = action.send_goal.request.name.clone();
+        let get_result_response = action.get_result.response.name.clone();
+        let feedback_message = action.feedback_message.name.clone();
+        let result = action.result.name.clone();
         Ok(Dynamic {
-            send_goal_request: part("_SendGoal_Request"),
-            get_result_response: part("_GetResult_Response"),
-            feedback_message: part("_FeedbackMessage"),
-            result: part("_Result"),
+            send_goal_request,
+            get_result_response,
+            feedback_message,
+            result,
             registry,
             type_name: type_name.to_owned(),
         })
@@ -174,5 +172,36 @@ impl ActionCodec for Dynamic {
         let value =
             decode(&*self.registry, &self.feedback_message, cdr).map_err(|e| e.to_string())?;
         split(value, "feedback")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hibari_idl::Distro;
+
+    #[test]
+    fn the_parts_are_the_registry_s_and_unknown_or_non_action_types_fail() {
+        let registry = Arc::new(Registry::bundled(Distro::Jazzy));
+        let codec = Dynamic::new(registry.clone(), "tf2_msgs/action/LookupTransform").unwrap();
+        assert_eq!(
+            codec.send_goal_request.to_string(),
+            "tf2_msgs/action/LookupTransform_SendGoal_Request"
+        );
+        assert_eq!(
+            codec.feedback_message.to_string(),
+            "tf2_msgs/action/LookupTransform_FeedbackMessage"
+        );
+        assert_eq!(
+            codec.result.to_string(),
+            "tf2_msgs/action/LookupTransform_Result"
+        );
+        let id = [3u8; 16];
+        let goal_type = TypeName::parse("tf2_msgs/action/LookupTransform_Goal").unwrap();
+        let goal = default_value(&*registry, &goal_type).unwrap();
+        let bytes = codec.encode_goal_request(&id, &goal).unwrap();
+        assert_eq!(codec.decode_goal_request(&bytes).unwrap().0, id);
+        assert!(Dynamic::new(registry.clone(), "tf2_msgs/action/Nope").is_err());
+        assert!(Dynamic::new(registry, "std_msgs/msg/String").is_err());
     }
 }

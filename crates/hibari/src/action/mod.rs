@@ -84,6 +84,8 @@ mod create;
 mod dynamic;
 mod handle;
 mod server;
+#[cfg(test)]
+mod tests;
 
 pub use client::{
     ActionClientOf, ActionSendGoalError, CancelGoalError, ClientGoalHandleOf, GetResultError,

@@ -6,6 +6,7 @@
 //! topic after the lock is released; user callbacks never run under it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -88,6 +89,8 @@ pub(crate) struct ServerCore<C: ActionCodec> {
     pub(crate) feedback: Publisher<Serialized>,
     status: Publisher<GoalStatusArray>,
     result_timeout: Duration,
+    /// `get_result` requests that were not a goal id (left unanswered).
+    unreadable: AtomicU64,
 }
 
 /// Whether a goal may go from `from` to `to` (rcl_action's state machine;
@@ -117,6 +120,7 @@ impl<C: ActionCodec> ServerCore<C> {
             feedback,
             status,
             result_timeout: options.result_timeout,
+            unreadable: AtomicU64::new(0),
         }
     }
 
@@ -167,6 +171,19 @@ impl<C: ActionCodec> ServerCore<C> {
         to: GoalStatus,
         result: Option<&C::Result>,
     ) -> Result<(), super::GoalStateError> {
+        self.transition_quietly(id, to, result)?;
+        self.publish_status();
+        Ok(())
+    }
+
+    /// [`transition`](Self::transition) without publishing the status, for
+    /// changes made in a batch that publishes once at its end.
+    fn transition_quietly(
+        &self,
+        id: &GoalId,
+        to: GoalStatus,
+        result: Option<&C::Result>,
+    ) -> Result<(), super::GoalStateError> {
         let encoded = if to.is_terminal() {
             Some(
                 self.codec
@@ -202,8 +219,13 @@ impl<C: ActionCodec> ServerCore<C> {
                 let _ = responder.respond(bytes);
             }
         }
-        self.publish_status();
         Ok(())
+    }
+
+    /// How many `get_result` requests wait for goal `id` to end.
+    #[cfg(test)]
+    pub(crate) fn waiting_for(&self, id: &GoalId) -> usize {
+        lock(&self.goals).get(id).map_or(0, |g| g.waiting.len())
     }
 
     /// Publishes every known goal's status.
@@ -231,6 +253,8 @@ impl<C: ActionCodec> ServerCore<C> {
     /// goal, when it ends for an active one.
     pub(crate) fn on_get_result(&self, request: &[u8], responder: ServiceResponder) {
         let Ok(id) = decode_result_request(request) else {
+            // Not a goal id: nothing to answer (the client times out).
+            self.unreadable.fetch_add(1, Ordering::Relaxed);
             return;
         };
         let ready = {
@@ -242,6 +266,10 @@ impl<C: ActionCodec> ServerCore<C> {
                     ..
                 }) => Some(bytes.clone()),
                 Some(goal) => {
+                    // A client asking again (after its own timeout) forgot
+                    // its earlier request: keep one per client.
+                    let client = responder.info().publisher_id;
+                    goal.waiting.retain(|w| w.info().publisher_id != client);
                     goal.waiting.push(responder);
                     return;
                 }
@@ -288,20 +316,29 @@ impl<C: ActionCodec> ServerCore<C> {
         };
         let mut canceling = Vec::new();
         let mut any_active = false;
+        let mut changed = false;
         for (id, stamp, status) in candidates {
             if !status.is_active() {
                 continue;
             }
             any_active = true;
-            let accepted = status == GoalStatus::Canceling
-                || (decide(&id) == CancelResponse::Accept
-                    && self.transition(&id, GoalStatus::Canceling, None).is_ok());
+            let moved = status != GoalStatus::Canceling
+                && decide(&id) == CancelResponse::Accept
+                && self
+                    .transition_quietly(&id, GoalStatus::Canceling, None)
+                    .is_ok();
+            changed |= moved;
+            let accepted = status == GoalStatus::Canceling || moved;
             if accepted {
                 canceling.push(GoalInfo {
                     goal_id: UUID { uuid: id },
                     stamp,
                 });
             }
+        }
+        // One status update for the whole request.
+        if changed {
+            self.publish_status();
         }
         let return_code = if !canceling.is_empty() {
             CancelGoal_Response::ERROR_NONE
@@ -325,9 +362,9 @@ impl<C: ActionCodec> ServerCore<C> {
 /// topics; goal handles still held then fail to publish and to end.
 pub struct ActionServerOf<C: ActionCodec> {
     pub(crate) core: std::sync::Arc<ServerCore<C>>,
-    pub(crate) _send_goal: GenericServiceServer,
-    pub(crate) _get_result: GenericServiceServer,
-    pub(crate) _cancel: ServiceServer<CancelGoal>,
+    pub(crate) send_goal: GenericServiceServer,
+    pub(crate) get_result: GenericServiceServer,
+    pub(crate) cancel: ServiceServer<CancelGoal>,
 }
 
 impl<C: ActionCodec> std::fmt::Debug for ActionServerOf<C> {
@@ -353,6 +390,17 @@ impl<C: ActionCodec> ActionServerOf<C> {
     /// The status of goal `id` as the server knows it.
     pub fn goal_status(&self, id: &GoalId) -> GoalStatus {
         self.core.status_of(id)
+    }
+
+    /// Requests skipped unanswered because they could not be read: by its
+    /// three services (as their `rejected_requests`), and `get_result`
+    /// requests that are not a goal id. (An unreadable goal is answered: it
+    /// is rejected.)
+    pub fn rejected_requests(&self) -> u64 {
+        self.core.unreadable.load(Ordering::Relaxed)
+            + self.send_goal.rejected_requests()
+            + self.get_result.rejected_requests()
+            + self.cancel.rejected_requests()
     }
 }
 
