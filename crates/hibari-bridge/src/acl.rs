@@ -113,7 +113,11 @@ fn compile(pattern: &str) -> Vec<Token> {
 /// Time O(len(name) × len(pattern)) at worst: a `*` is retried only from
 /// the last one seen.
 pub fn fnmatch(name: &str, pattern: &str) -> bool {
-    let tokens = compile(pattern);
+    matches(&compile(pattern), name)
+}
+
+/// Whether `name` matches the compiled pattern `tokens` as a whole.
+fn matches(tokens: &[Token], name: &str) -> bool {
     let s: Vec<char> = name.chars().collect();
     let (mut si, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
@@ -141,11 +145,16 @@ pub fn fnmatch(name: &str, pattern: &str) -> bool {
 }
 
 /// Reads rosbridge's form of a glob list: `"[/a/*, '/b']"` (brackets and
-/// quotes optional), split at commas, blanks dropped.
+/// quotes optional), split at commas, blanks dropped. Only one outer pair
+/// of brackets is removed, and only when both are there, so a pattern's
+/// own class survives: `"[/cam[0-9]]"` is `/cam[0-9]`.
 pub fn parse_glob_list(text: &str) -> Vec<String> {
-    text.trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
+    let text = text.trim();
+    let inner = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .unwrap_or(text);
+    inner
         .split(',')
         .map(|e| e.trim().trim_matches('\'').trim_matches('"').trim())
         .filter(|e| !e.is_empty())
@@ -153,16 +162,33 @@ pub fn parse_glob_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `globs` (unset: everything) lets `name` through.
-pub(crate) fn allows(globs: Option<&[String]>, name: &str) -> bool {
-    match globs {
-        None => true,
-        Some(globs) => globs.iter().any(|g| fnmatch(name, g)),
+/// A glob list compiled once, as the bridge's core keeps it.
+#[derive(Debug, Clone)]
+pub(crate) struct Globs {
+    patterns: Vec<Vec<Token>>,
+}
+
+impl Globs {
+    /// Compiles `patterns` (an empty list lets nothing through).
+    pub fn new(patterns: &[String]) -> Globs {
+        Globs {
+            patterns: patterns.iter().map(|p| compile(p)).collect(),
+        }
+    }
+
+    /// Whether one of the patterns matches `name`.
+    pub fn matches(&self, name: &str) -> bool {
+        self.patterns.iter().any(|p| matches(p, name))
     }
 }
 
+/// Whether `globs` (unset: everything) lets `name` through.
+pub(crate) fn allows(globs: Option<&Globs>, name: &str) -> bool {
+    globs.is_none_or(|g| g.matches(name))
+}
+
 /// Whether `globs` lets through a name both as given and resolved.
-pub(crate) fn allows_both(globs: Option<&[String]>, given: &str, resolved: &str) -> bool {
+pub(crate) fn allows_both(globs: Option<&Globs>, given: &str, resolved: &str) -> bool {
     allows(globs, given) && (given == resolved || allows(globs, resolved))
 }
 
@@ -219,13 +245,30 @@ mod tests {
         assert_eq!(parse_glob_list("[*]"), vec!["*"]);
         assert!(parse_glob_list("[]").is_empty());
         assert!(parse_glob_list("").is_empty());
+        // One outer pair only: a pattern's own class is kept.
+        assert_eq!(parse_glob_list("[/cam[0-9]]"), vec!["/cam[0-9]"]);
+        assert_eq!(
+            parse_glob_list("['/cam[0-9]', /img[ab]]"),
+            vec!["/cam[0-9]", "/img[ab]"]
+        );
+        assert_eq!(parse_glob_list("/cam[0-9]"), vec!["/cam[0-9]"]);
+        assert_eq!(parse_glob_list("[[!a]*]"), vec!["[!a]*"]);
+    }
+
+    #[test]
+    fn compiled_lists_match_as_fnmatch() {
+        let g = Globs::new(&parse_glob_list("[/cam[0-9], '/robot/*']"));
+        assert!(g.matches("/cam7"));
+        assert!(g.matches("/robot/arm/joint_states"));
+        assert!(!g.matches("/cam[0-9"));
+        assert!(!g.matches("/camx"));
     }
 
     #[test]
     fn unset_allows_all_and_empty_allows_none() {
         assert!(allows(None, "/x"));
-        assert!(!allows(Some(&[]), "/x"));
-        let g = vec!["/ok/*".to_owned()];
+        assert!(!allows(Some(&Globs::new(&[])), "/x"));
+        let g = Globs::new(&["/ok/*".to_owned()]);
         assert!(allows_both(Some(&g), "/ok/a", "/ok/a"));
         assert!(!allows_both(Some(&g), "ok/a", "/ok/a"));
         assert!(!allows_both(Some(&g), "/ok/a", "/other"));

@@ -161,6 +161,7 @@ impl Bridge {
             errors: c.errors.load(Ordering::Relaxed),
             subscribed_topics: self.core.hub.len(),
             published_topics: self.core.publishers.len(),
+            action_goals: c.goals.load(Ordering::Relaxed),
         }
     }
 

@@ -73,7 +73,8 @@ pub struct BridgeConfig {
     /// or listed (see [`fnmatch`](crate::fnmatch)); unset: all.
     pub topics_glob: Option<Vec<String>>,
     /// rosbridge's `services_glob`: the same for services (calling,
-    /// advertising, listing; the rosapi services included, as rosbridge).
+    /// advertising, listing; the rosapi services included, as rosbridge)
+    /// and actions (sending goals, advertising).
     pub services_glob: Option<Vec<String>>,
     /// rosbridge's `params_glob`: the same for the rosapi parameter
     /// services. hibari has no parameters, and rosapi answers a parameter

@@ -8,12 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use hibari::action::GenericActionClient;
 use hibari::interfaces::Registry;
 use hibari::msg::builtin_interfaces::msg::Time;
 use hibari::msg::rcl_interfaces::msg::Log;
 use hibari::{GenericClient, GenericServiceServer, Node, Publisher, QosProfile};
 
-use crate::acl;
+use crate::acl::{self, Globs};
 use crate::config::BridgeConfig;
 use crate::graph_topics::{self, ClientTopics};
 use crate::hub::{lock, Hub};
@@ -41,6 +42,8 @@ pub(crate) struct Counters {
     pub messages_in: AtomicU64,
     pub published: AtomicU64,
     pub errors: AtomicU64,
+    /// Goals clients sent (`send_action_goal`) whose tasks still run.
+    pub goals: AtomicU64,
 }
 
 pub(crate) struct Core {
@@ -53,6 +56,12 @@ pub(crate) struct Core {
     pub services: Mutex<HashMap<String, AdvertisedService>>,
     /// Clients of services called through the bridge, kept for reuse.
     pub service_clients: Mutex<HashMap<(String, String), Arc<GenericClient>>>,
+    /// Clients of actions used through the bridge, kept for reuse.
+    action_clients: Mutex<HashMap<(String, String), Arc<GenericActionClient>>>,
+    /// `config.topics_glob`, compiled once.
+    pub topic_globs: Option<Globs>,
+    /// `config.services_glob`, compiled once.
+    service_globs: Option<Globs>,
     pub clients: Mutex<HashMap<u64, ClientEntry>>,
     pub counters: Counters,
     /// What Foxglove clients are offered.
@@ -76,6 +85,8 @@ impl Core {
         let registry = Arc::new(registry);
         let client_topics = ClientTopics::new(&node, registry.clone())?;
         let rosout = node.create_publisher::<Log>("/rosout", QosProfile::rosout())?;
+        let topic_globs = config.topics_glob.as_deref().map(Globs::new);
+        let service_globs = config.services_glob.as_deref().map(Globs::new);
         Ok(Core {
             node,
             registry,
@@ -85,6 +96,9 @@ impl Core {
             publishers: Publishers::default(),
             services: Mutex::new(HashMap::new()),
             service_clients: Mutex::new(HashMap::new()),
+            action_clients: Mutex::new(HashMap::new()),
+            topic_globs,
+            service_globs,
             clients: Mutex::new(HashMap::new()),
             counters: Counters::default(),
             fox: crate::foxglove::Directory::default(),
@@ -167,12 +181,12 @@ impl Core {
 
     /// Whether `topics_glob` lets a client reach `topic`, spelled `given`.
     pub fn topic_allowed(&self, given: &str, topic: &str) -> bool {
-        acl::allows_both(self.config.topics_glob.as_deref(), given, topic)
+        acl::allows_both(self.topic_globs.as_ref(), given, topic)
     }
 
     /// Whether `services_glob` lets a client reach `service`, spelled `given`.
     pub fn service_allowed(&self, given: &str, service: &str) -> bool {
-        acl::allows_both(self.config.services_glob.as_deref(), given, service)
+        acl::allows_both(self.service_globs.as_ref(), given, service)
     }
 
     /// The types `topic` has in the graph (the bridge's own endpoints
@@ -249,5 +263,34 @@ impl Core {
         )?);
         lock(&self.service_clients).insert(key, client.clone());
         Ok(client)
+    }
+
+    /// A (cached) client of the action `action` typed `type_name`, and
+    /// whether it was just made. Bounded as [`Core::service_client`] is:
+    /// past 256 clients, those whose action has no server any more go.
+    pub fn action_client(
+        &self,
+        action: &str,
+        type_name: &str,
+    ) -> Result<(Arc<GenericActionClient>, bool), hibari::action::ActionClientCreateError> {
+        let key = (action.to_owned(), type_name.to_owned());
+        let mut cache = lock(&self.action_clients);
+        if let Some(c) = cache.get(&key) {
+            return Ok((c.clone(), false));
+        }
+        if cache.len() >= 256 {
+            cache.retain(|_, c| c.action_server_is_ready());
+        }
+        drop(cache);
+        let client = Arc::new(self.node.create_generic_action_client(
+            action,
+            type_name,
+            self.registry.clone(),
+        )?);
+        let client = lock(&self.action_clients)
+            .entry(key)
+            .or_insert(client)
+            .clone();
+        Ok((client, true))
     }
 }

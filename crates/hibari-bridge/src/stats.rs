@@ -64,4 +64,7 @@ pub struct BridgeStats {
     pub subscribed_topics: usize,
     /// Topics the bridge publishes for its clients now.
     pub published_topics: usize,
+    /// Action goals clients sent (`send_action_goal`) that are still
+    /// followed now: they go when they end or their client leaves.
+    pub action_goals: u64,
 }

@@ -6,172 +6,100 @@
 //! and ends with one `action_result` — `result: true` with the goal's
 //! status (4 succeeded, 5 canceled, 6 aborted) and result, or
 //! `result: false` with the reason (no server, goal rejected) and status 0.
-//! `cancel_action_goal` names the goal by the op's `id`.
+//! `cancel_action_goal` names the goal by the op's `id`. The bridge keeps
+//! one hibari client per action and type for every session; a session has
+//! at most 64 goals in flight (past that, a goal is refused
+//! with a status), and its goals' tasks end when it closes.
 //!
 //! As the server of an action (`advertise_action`): each goal a ROS client
 //! sends is accepted and forwarded as `send_action_goal` with the id
-//! `action_goal:<action>:<n>`; the client answers with `action_feedback`
-//! and `action_result` under that id, and a ROS cancel request is accepted
-//! and forwarded as `cancel_action_goal`. Goals still open when the action
-//! is unadvertised or the client leaves are aborted.
+//! `action_goal:<action>:<n>` (`n` counts the session's served goals); the
+//! client answers with `action_feedback` and `action_result` under that
+//! id, and a ROS cancel request is accepted and forwarded as
+//! `cancel_action_goal`. Goals still open when the action is unadvertised
+//! or advertised again, or when the client leaves, are aborted.
+//!
+//! `services_glob` covers actions as it covers services: a name it keeps
+//! out cannot be sent goals, advertised or unadvertised.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use hibari::action::{
-    GenericActionServer, GenericClientGoalHandle, GenericServerGoalHandle, GoalId,
-};
-use hibari::dynamic::{self, FromJsonOptions, Value};
-use hibari::interfaces::{Registry, TypeName};
+use hibari::action::{GenericActionServer, GenericServerGoalHandle, GoalId};
+use hibari::dynamic::{self, Value};
 use hibari::{CancelResponse, GoalResponse};
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 
-use super::args::{normalize_type, Op, OpError};
+use super::action_goals::SentGoal;
+use super::args::{failed, normalize_type, part, value_from_json, Op, OpError};
 use super::Session;
 use crate::hub::lock;
 use crate::outbox::{Frame, Outbox};
 
-/// How long `send_action_goal` waits for a server (rosbridge's 1 s).
-const SERVER_WAIT: Duration = Duration::from_secs(1);
+/// Goals of one served action waiting for the client's result, by id.
+type OpenGoals = Arc<Mutex<HashMap<String, GenericServerGoalHandle>>>;
+
+/// An action the client serves.
+struct Served {
+    _server: GenericActionServer,
+    type_name: String,
+    goals: OpenGoals,
+}
+
+impl Served {
+    /// Stops serving: the server goes and its open goals are aborted (as
+    /// their handles go).
+    fn end(self) {
+        let goals = std::mem::take(&mut *lock(&self.goals));
+        drop(goals);
+    }
+}
 
 /// A client's actions: the goals it sent and the actions it serves.
 #[derive(Default)]
 pub(crate) struct Actions {
-    /// Accepted goals this client sent, by the op's id.
-    sent: Arc<Mutex<HashMap<String, Arc<GenericClientGoalHandle>>>>,
+    /// Goals this client sent whose tasks run, by task number.
+    pub(super) sent: Arc<Mutex<HashMap<u64, SentGoal>>>,
+    /// Numbers the tasks of sent goals.
+    pub(super) next_task: u64,
     /// Actions this client serves, by resolved name.
-    served: HashMap<String, GenericActionServer>,
-    /// Goals of served actions waiting for the client's result, by id.
-    open: Arc<Mutex<HashMap<String, GenericServerGoalHandle>>>,
+    served: HashMap<String, Served>,
+    /// Numbers the goals of served actions (ids never repeat in a session).
+    next_goal: Arc<AtomicU64>,
 }
 
-fn failed(e: impl std::fmt::Display) -> OpError {
-    OpError::Failed(e.to_string())
+impl Actions {
+    /// Ends everything: the sent goals' tasks stop, the served actions go
+    /// and their open goals are aborted.
+    pub fn close(&mut self) {
+        let sent: Vec<SentGoal> = lock(&self.sent).drain().map(|(_, g)| g).collect();
+        for goal in sent {
+            if let Some(task) = goal.task {
+                task.abort();
+            }
+        }
+        for (_, served) in self.served.drain() {
+            served.end();
+        }
+    }
 }
 
-fn part(action_type: &str, suffix: &str) -> Result<TypeName, OpError> {
-    TypeName::parse(&format!("{action_type}{suffix}"))
-        .ok_or_else(|| failed(format!("`{action_type}` is not an action type")))
-}
-
-fn push(out: &Outbox, message: &Json) {
+/// Queues a control message.
+pub(super) fn push(out: &Outbox, message: &Json) {
     out.push_control(Frame::Text(message.to_string().into()));
 }
 
-fn result_message(action: &str, id: Option<&Json>, outcome: Result<(i8, Json), String>) -> Json {
-    let (values, status, result) = match outcome {
-        Ok((status, values)) => (values, status, true),
-        Err(e) => (Json::String(e), 0, false),
-    };
-    let mut m = json!({"op": "action_result", "action": action, "values": values,
-                       "status": status, "result": result});
-    if let Some(id) = id {
-        m["id"] = id.clone();
-    }
-    m
-}
-
-/// `json` as a value of `ty`: an object, a list zipped with the fields, or nothing.
-fn from_json(session: &Session, ty: &TypeName, json: Option<&Json>) -> Result<Value, OpError> {
-    let registry: &Registry = &session.core.registry;
-    let json = match json {
-        Some(Json::Array(items)) => {
-            let names = registry
-                .message(ty)
-                .map(|d| d.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>())
-                .unwrap_or_default();
-            Json::Object(names.into_iter().zip(items.iter().cloned()).collect())
-        }
-        Some(other) => other.clone(),
-        None => Json::Object(Map::new()),
-    };
-    let (sec, nanosec) = session.core.now();
-    let options = FromJsonOptions::default().with_now(sec, nanosec);
-    dynamic::from_json_with(registry, ty, &json, &options).map_err(failed)
-}
-
 impl Session {
-    pub(super) fn send_action_goal(&mut self, op: &Op<'_>) -> Result<(), OpError> {
-        let given = op.str("action")?.to_owned();
-        let type_given = op.str("action_type")?;
-        let id = op.id()?.cloned();
-        let key = id.as_ref().map(super::args::id_key).unwrap_or_default();
-        let feedback_wanted = op.opt_bool("feedback")?.unwrap_or(false);
-        let action_type = normalize_type(type_given, "action")
-            .ok_or_else(|| failed(format!("`{type_given}` is not an action type name")))?;
-        let name = self.core.resolve(&given).map_err(failed)?;
-        let goal = from_json(self, &part(&action_type, "_Goal")?, op.get("args"));
-        let client = self
-            .core
-            .node
-            .create_generic_action_client(&name, &action_type, self.core.registry.clone())
-            .map_err(failed);
-        let (goal, client) = match (goal, client) {
-            (Ok(goal), Ok(client)) => (goal, client),
-            // As rosbridge: an op that cannot start is an error (a status
-            // for clients that asked for them), not an `action_result`.
-            (Err(e), _) | (_, Err(e)) => return Err(e),
-        };
-        let (registry, out, sent) = (
-            self.core.registry.clone(),
-            self.out.clone(),
-            self.actions.sent.clone(),
-        );
-        let feedback_type = part(&action_type, "_Feedback")?;
-        let result_type = part(&action_type, "_Result")?;
-        let feedback: Option<Box<dyn FnMut(Value) + Send>> = feedback_wanted.then(|| {
-            let (registry, out, given, id) =
-                (registry.clone(), out.clone(), given.clone(), id.clone());
-            Box::new(move |value: Value| {
-                let values = dynamic::to_json(&*registry, &feedback_type, &value);
-                let mut m = json!({"op": "action_feedback", "action": given, "values": values});
-                if let Some(id) = &id {
-                    m["id"] = id.clone();
-                }
-                push(&out, &m);
-            }) as Box<dyn FnMut(Value) + Send>
-        });
-        self.core.runtime.spawn(async move {
-            let client = Arc::new(client);
-            let waiting = client.clone();
-            let ready = tokio::task::spawn_blocking(move || waiting.wait_for_server(SERVER_WAIT))
-                .await
-                .unwrap_or(false);
-            let outcome = if !ready {
-                Err(format!("Action server {given} is not available"))
-            } else {
-                match client.send_goal_async(goal, feedback).await {
-                    Err(e) => Err(e.to_string()),
-                    Ok(handle) => {
-                        let handle = Arc::new(handle);
-                        lock(&sent).insert(key.clone(), handle.clone());
-                        let result = handle.get_result_async().await;
-                        lock(&sent).remove(&key);
-                        result.map_err(|e| e.to_string()).map(|r| {
-                            let values = dynamic::to_json(&*registry, &result_type, &r.result);
-                            (r.status as i8, values)
-                        })
-                    }
-                }
-            };
-            push(&out, &result_message(&given, id.as_ref(), outcome));
-            drop(client);
-        });
-        Ok(())
-    }
-
-    pub(super) fn cancel_action_goal(&mut self, op: &Op<'_>) -> Result<(), OpError> {
-        let key = op.id_key()?;
-        let Some(handle) = lock(&self.actions.sent).get(&key).cloned() else {
-            return Err(failed(format!("no goal `{key}` is running")));
-        };
-        // The answer shows in the goal's `action_result` (status 5).
-        self.core.runtime.spawn_blocking(move || {
-            let _ = handle.cancel(Duration::from_secs(5));
-        });
-        Ok(())
+    /// Refuses an action `services_glob` keeps out (`what`: "action goal",
+    /// "action advertisement"…).
+    pub(super) fn check_action(&self, given: &str, name: &str, what: &str) -> Result<(), OpError> {
+        if self.core.service_allowed(given, name) {
+            return Ok(());
+        }
+        Err(OpError::Denied(format!(
+            "No match found for action, cancelling {what} for: {given}"
+        )))
     }
 
     pub(super) fn advertise_action(&mut self, op: &Op<'_>) -> Result<(), OpError> {
@@ -181,28 +109,33 @@ impl Session {
             .ok_or_else(|| failed(format!("`{type_given}` is not an action type name")))?;
         let goal_type = part(&action_type, "_Goal")?;
         let name = self.core.resolve(&given).map_err(failed)?;
-        let ids: Arc<Mutex<HashMap<GoalId, String>>> = Arc::default();
-        let counter = AtomicU64::new(0);
-        let (registry, out, open) = (
+        self.check_action(&given, &name, "action advertisement")?;
+        let goals: OpenGoals = Arc::default();
+        let (registry, out, open, counter) = (
             self.core.registry.clone(),
             self.out.clone(),
-            self.actions.open.clone(),
+            goals.clone(),
+            self.actions.next_goal.clone(),
         );
-        let (cancel_ids, cancel_out, cancel_action) = (ids.clone(), out.clone(), given.clone());
+        let (cancel_goals, cancel_out, cancel_action) = (goals.clone(), out.clone(), given.clone());
+        let forwarded_type = action_type.clone();
         let accepted = move |handle: GenericServerGoalHandle| {
             let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
             let id = format!("action_goal:{given}:{n}");
             let args = dynamic::to_json(&*registry, &goal_type, handle.goal());
-            lock(&ids).insert(*handle.goal_id(), id.clone());
             lock(&open).insert(id.clone(), handle);
             push(
                 &out,
                 &json!({"op": "send_action_goal", "id": id, "action": given,
-                        "action_type": action_type, "args": args, "feedback": true}),
+                        "action_type": forwarded_type, "args": args, "feedback": true}),
             );
         };
         let cancel = move |goal: &GoalId| {
-            if let Some(id) = lock(&cancel_ids).get(goal) {
+            let id = lock(&cancel_goals)
+                .iter()
+                .find(|(_, h)| h.goal_id() == goal)
+                .map(|(id, _)| id.clone());
+            if let Some(id) = id {
                 push(
                     &cancel_out,
                     &json!({"op": "cancel_action_goal", "id": id, "action": cancel_action}),
@@ -210,57 +143,65 @@ impl Session {
             }
             CancelResponse::Accept
         };
-        let type_name = normalize_type(type_given, "action").unwrap_or_default();
         let server = self
             .core
             .node
             .create_generic_action_server(
                 &name,
-                &type_name,
+                &action_type,
                 self.core.registry.clone(),
                 |_: &GoalId, _: &Value| GoalResponse::AcceptAndExecute,
                 cancel,
                 accepted,
             )
             .map_err(failed)?;
+        let served = Served {
+            _server: server,
+            type_name: action_type,
+            goals,
+        };
         // A second advertise replaces the first (its goals are aborted).
-        self.actions.served.insert(name, server);
+        if let Some(old) = self.actions.served.insert(name, served) {
+            old.end();
+        }
         Ok(())
     }
 
-    /// The open goal named by the op's id, and its action's type.
-    fn open_goal(&self, op: &Op<'_>) -> Result<(String, String), OpError> {
+    /// The open goal named by the op's id: its key, its action's type and
+    /// the action's open goals.
+    fn open_goal(&self, op: &Op<'_>) -> Result<(String, String, OpenGoals), OpError> {
         let key = op.id_key()?;
         let given = op.str("action")?;
         let name = self.core.resolve(given).map_err(failed)?;
-        let server =
+        let served =
             self.actions.served.get(&name).ok_or_else(|| {
                 failed(format!("action `{given}` is not advertised by this client"))
             })?;
-        Ok((key, server.type_name().to_owned()))
+        Ok((key, served.type_name.clone(), served.goals.clone()))
     }
 
     pub(super) fn action_feedback(&mut self, op: &Op<'_>) -> Result<(), OpError> {
-        let (key, action_type) = self.open_goal(op)?;
-        let value = from_json(self, &part(&action_type, "_Feedback")?, op.get("values"))?;
-        let open = lock(&self.actions.open);
-        let handle = open
+        let (key, action_type, goals) = self.open_goal(op)?;
+        let ty = part(&action_type, "_Feedback")?;
+        let value = value_from_json(&self.core, &ty, op.get("values"))?;
+        let goals = lock(&goals);
+        let handle = goals
             .get(&key)
             .ok_or_else(|| failed(format!("no goal `{key}` is open")))?;
         handle.publish_feedback(&value).map_err(failed)
     }
 
     pub(super) fn action_result(&mut self, op: &Op<'_>) -> Result<(), OpError> {
-        let (key, action_type) = self.open_goal(op)?;
+        let (key, action_type, goals) = self.open_goal(op)?;
         let ok = op.opt_bool("result")?.unwrap_or(true);
         let status = op.opt_uint("status")?.unwrap_or(4);
         let result_type = part(&action_type, "_Result")?;
         let value = if ok {
-            from_json(self, &result_type, op.get("values"))?
+            value_from_json(&self.core, &result_type, op.get("values"))?
         } else {
             dynamic::default_value(&*self.core.registry, &result_type).map_err(failed)?
         };
-        let handle = lock(&self.actions.open)
+        let handle = lock(&goals)
             .remove(&key)
             .ok_or_else(|| failed(format!("no goal `{key}` is open")))?;
         let ended = match (ok, status) {
@@ -274,11 +215,9 @@ impl Session {
     pub(super) fn unadvertise_action(&mut self, op: &Op<'_>) -> Result<(), OpError> {
         let given = op.str("action")?;
         let name = self.core.resolve(given).map_err(failed)?;
-        if let Some(server) = self.actions.served.remove(&name) {
-            // Its open goals are aborted as their handles go.
-            let prefix = format!("action_goal:{given}:");
-            lock(&self.actions.open).retain(|id, _| !id.starts_with(&prefix));
-            drop(server);
+        self.check_action(given, &name, "action unadvertisement")?;
+        if let Some(served) = self.actions.served.remove(&name) {
+            served.end();
         }
         Ok(())
     }

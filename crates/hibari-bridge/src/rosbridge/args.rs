@@ -1,9 +1,15 @@
 //! Reading an op's fields with rosbridge's checks: a missing required field
 //! is `MissingArgument`, a field of the wrong JSON type `InvalidArgument`
 //! (rosbridge's `basic_type_check`), each reported with the field's name.
+//! Also what the service and action ops share: type names and message
+//! arguments read the same way.
 
+use hibari::dynamic::{self, FromJsonOptions, Value};
+use hibari::interfaces::TypeName;
 use serde_json::{Map, Value as Json};
 use thiserror::Error;
+
+use crate::core::Core;
 
 /// Why an op could not be carried out; sent back as a rosbridge `status`
 /// (to clients that asked for them with `set_level`).
@@ -167,6 +173,43 @@ pub(crate) fn normalize_type(name: &str, kind: &str) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Any error, as an op's failure in words.
+pub(crate) fn failed(e: impl std::fmt::Display) -> OpError {
+    OpError::Failed(e.to_string())
+}
+
+/// The message type `base` + `suffix`, as services and actions name their
+/// parts (`pkg/srv/X` + `_Request`, `pkg/action/X` + `_Goal`).
+pub(crate) fn part(base: &str, suffix: &str) -> Result<TypeName, OpError> {
+    TypeName::parse(&format!("{base}{suffix}"))
+        .ok_or_else(|| failed(format!("`{base}` is not an interface type name")))
+}
+
+/// `args` as a value of the message type `ty`, as rosbridge reads a
+/// request or a goal: an object, a list zipped positionally with the
+/// fields, or nothing (the default message). `"now"` stamps are now.
+pub(crate) fn value_from_json(
+    core: &Core,
+    ty: &TypeName,
+    args: Option<&Json>,
+) -> Result<Value, OpError> {
+    let registry = &*core.registry;
+    let json = match args {
+        Some(Json::Array(items)) => {
+            let names = registry
+                .message(ty)
+                .map(|d| d.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>())
+                .unwrap_or_default();
+            Json::Object(names.into_iter().zip(items.iter().cloned()).collect())
+        }
+        Some(other) => other.clone(),
+        None => Json::Object(Map::new()),
+    };
+    let (sec, nanosec) = core.now();
+    let options = FromJsonOptions::default().with_now(sec, nanosec);
+    dynamic::from_json_with(registry, ty, &json, &options).map_err(failed)
 }
 
 #[cfg(test)]

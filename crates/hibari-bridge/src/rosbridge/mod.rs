@@ -12,6 +12,7 @@
 //! clients that asked for them with `set_level` (roslibpy breaks on
 //! unsolicited ones, bridge.md §4.2), counted either way.
 
+mod action_goals;
 mod actions;
 mod args;
 mod auth;
@@ -255,7 +256,8 @@ impl Session {
     }
 
     /// Undoes everything the client did: its subscriptions, publishers,
-    /// services and pending requests go.
+    /// services, pending requests and actions go (the tasks of its goals
+    /// end; the goals of its actions are aborted).
     pub fn close(mut self) {
         for (topic, sub) in self.subs.drain() {
             self.core.hub.detach(&topic, sub.ring);
@@ -270,5 +272,6 @@ impl Session {
             self.drop_service(&name);
         }
         crate::hub::lock(&self.pending).clear();
+        self.actions.close();
     }
 }

@@ -13,12 +13,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hibari::dynamic::{self, FromJsonOptions};
-use hibari::interfaces::{Registry, TypeName};
+use hibari::dynamic;
+use hibari::interfaces::TypeName;
 use hibari::{QosProfile, ServiceResponder};
 use serde_json::{json, Map, Value as Json};
 
-use super::args::{normalize_type, Op, OpError};
+use super::args::{failed, normalize_type, part, value_from_json, Op, OpError};
 use super::{rosapi, Session};
 use crate::core::{AdvertisedService, Core};
 use crate::hub::lock;
@@ -31,30 +31,6 @@ pub(crate) struct Pending {
     resolved: String,
     response_type: TypeName,
     responder: ServiceResponder,
-}
-
-fn failed(e: impl std::fmt::Display) -> OpError {
-    OpError::Failed(e.to_string())
-}
-
-fn part(service_type: &str, suffix: &str) -> Option<TypeName> {
-    TypeName::parse(&format!("{service_type}{suffix}"))
-}
-
-/// `args` as the request message: an object, a list zipped positionally
-/// with the request's fields, or nothing (the default request).
-fn request_json(registry: &Registry, request: &TypeName, args: Option<&Json>) -> Json {
-    match args {
-        Some(Json::Array(items)) => {
-            let names = registry
-                .message(request)
-                .map(|d| d.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>())
-                .unwrap_or_default();
-            Json::Object(names.into_iter().zip(items.iter().cloned()).collect())
-        }
-        Some(other) => other.clone(),
-        None => Json::Object(Map::new()),
-    }
 }
 
 fn response_frame(service: &str, id: Option<&Json>, values: Result<Json, String>) -> Frame {
@@ -96,7 +72,7 @@ async fn call(
         .await
         .map_err(|_| format!("Timeout exceeded while waiting for service {service}"))?
         .map_err(|e| e.to_string())?;
-    let ty = part(&type_name, "_Response").ok_or("bad service type")?;
+    let ty = part(&type_name, "_Response").map_err(|e| e.to_string())?;
     let value = dynamic::decode(&*core.registry, &ty, &reply).map_err(|e| e.to_string())?;
     Ok(dynamic::to_json(&*core.registry, &ty, &value))
 }
@@ -139,17 +115,10 @@ impl Session {
                 .push_control(response_frame(given, id.as_ref(), Err(e)));
             return Ok(());
         };
-        let registry = &self.core.registry;
-        let request = part(&type_name, "_Request")
-            .ok_or_else(|| failed("bad service type"))
-            .and_then(|ty| {
-                let args = request_json(registry, &ty, op.get("args"));
-                let (sec, nanosec) = self.core.now();
-                let options = FromJsonOptions::default().with_now(sec, nanosec);
-                let value =
-                    dynamic::from_json_with(&**registry, &ty, &args, &options).map_err(failed)?;
-                dynamic::encode(&**registry, &ty, &value).map_err(failed)
-            });
+        let request = part(&type_name, "_Request").and_then(|ty| {
+            let value = value_from_json(&self.core, &ty, op.get("args"))?;
+            dynamic::encode(&*self.core.registry, &ty, &value).map_err(failed)
+        });
         let request = match request {
             Ok(r) => r,
             Err(e) => {
@@ -172,11 +141,8 @@ impl Session {
         let type_given = op.str("type")?;
         let type_name = normalize_type(type_given, "srv")
             .ok_or_else(|| failed(format!("`{type_given}` is not a service type name")))?;
-        let (Some(request), Some(response)) =
-            (part(&type_name, "_Request"), part(&type_name, "_Response"))
-        else {
-            return Err(failed("bad service type"));
-        };
+        let request = part(&type_name, "_Request")?;
+        let response = part(&type_name, "_Response")?;
         if self.core.registry.message(&request).is_none() {
             return Err(failed(format!(
                 "unknown service type `{type_name}`: add its package to HIBARI_INTERFACE_PATH"

@@ -11,7 +11,7 @@ use hibari::interfaces::TypeName;
 use hibari::{Publisher, QosProfile, Serialized};
 use serde_json::{Map, Value as Json};
 
-use super::args::{normalize_type, Op, OpError};
+use super::args::{failed, normalize_type, Op, OpError};
 use super::Session;
 use crate::encode::Encoding;
 use crate::hub::Sink;
@@ -41,14 +41,14 @@ pub(crate) struct ClientSub {
     alias: Option<Arc<str>>,
 }
 
-fn failed(e: impl std::fmt::Display) -> OpError {
-    OpError::Failed(e.to_string())
-}
-
 impl Session {
     /// Refuses a topic `topics_glob` keeps out, with rosbridge's words
-    /// (`action`: "subscription to", "advertisement of"…).
+    /// (`action`: "subscription to", "advertisement of"…). Free when no
+    /// `topics_glob` is set.
     fn check_topic(&self, given: &str, action: &str) -> Result<(), OpError> {
+        if self.core.topic_globs.is_none() {
+            return Ok(());
+        }
         let resolved = self
             .core
             .resolve(given)
@@ -181,8 +181,10 @@ impl Session {
 
     pub(super) fn publish(&mut self, op: &Op<'_>) -> Result<(), OpError> {
         let topic = op.str("topic")?;
-        self.check_topic(topic, "publish to")?;
+        // A topic with a publisher passed the check (the globs never
+        // change), so only a first publish is checked.
         if !self.pubs.contains_key(topic) {
+            self.check_topic(topic, "publish to")?;
             let latch = op.opt_bool("latch")?.unwrap_or(false);
             let queue_size = op.opt_uint("queue_size")?.unwrap_or(100);
             self.register_publisher(topic, None, "", latch, queue_size)?;
