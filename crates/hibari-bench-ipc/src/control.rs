@@ -49,7 +49,8 @@ pub enum Message {
 /// What the subscriber process measured about itself.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChildReport {
-    /// Messages received in the measured window (after warm-up).
+    /// Messages received in the measured window (after warm-up); open loop:
+    /// the good measured arrivals, duplicates included (the parent tallies `samples`).
     pub received: u64,
     /// Messages whose sequence number, length or fill byte was wrong.
     pub errors: u64,

@@ -45,10 +45,11 @@ struct RunArgs {
     /// Payload sizes in bytes (default: 64,4096,65536,921600,6220800).
     #[arg(long, value_delimiter = ',')]
     sizes: Vec<usize>,
-    /// The subscriber reads every byte (64-bit sum) before its final stamp.
+    /// The subscriber reads every byte (64-bit sum) before its final stamp
+    /// (ping-pong only: the open-loop subscriber only stamps).
     #[arg(long)]
     touch: bool,
-    /// Run every cell twice: without and with touch.
+    /// Run every ping-pong cell twice: without and with touch (open-loop cells once).
     #[arg(long, conflicts_with = "touch")]
     touch_both: bool,
     /// About 500 samples per cell (100 warm-up) instead of 2,000 (200 warm-up).

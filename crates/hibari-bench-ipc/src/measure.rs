@@ -99,44 +99,20 @@ impl Measured {
         child: &ChildReport,
         files: Files<'_>,
     ) -> Record {
-        let (files_while_running, leftovers, leftover_bytes) = files;
-        let per_msg = |cpu_us: f64| cpu_us / spec.samples.max(1) as f64;
         let (busy_s, steal_s, wall_s) = self.machine;
         let ours_s = (self.usage.cpu_us + child.cpu_us) / 1e6;
+        let received = self.received.min(child.received);
         Record {
-            experiment: "ipc-latency".into(),
-            system: system.name().into(),
-            transport: variant.transport.into(),
-            mode: variant.mode.as_str().into(),
-            variant: variant.name.into(),
-            language: "rust".into(),
-            size_bytes: spec.size as u64,
-            placement: spec.placement.as_str().into(),
-            touch: spec.touch,
-            warmup: spec.warmup,
-            sent: spec.samples,
-            received: self.received.min(child.received),
-            lost: spec.samples - self.received.min(child.received),
+            received,
+            lost: spec.samples - received,
             errors: self.errors + child.errors,
             latency: self.one_way.summary(),
             arrival_p50_us: self.arrival.quantile_us(0.5),
             rtt_half_p50_us: self.rtt.quantile_us(0.5),
             fill_p50_us: self.fill.quantile_us(0.5),
-            cpu_pub_us_per_msg: per_msg(self.usage.cpu_us),
-            cpu_sub_us_per_msg: per_msg(child.cpu_us),
-            ctx_vol: self.usage.ctx_vol + child.ctx_vol,
-            ctx_invol: self.usage.ctx_invol + child.ctx_invol,
-            ctx_vol_pub: self.usage.ctx_vol,
-            ctx_vol_sub: child.ctx_vol,
-            ctx_invol_pub: self.usage.ctx_invol,
-            ctx_invol_sub: child.ctx_invol,
-            files_while_running: files_while_running.0,
-            bytes_while_running: files_while_running.1,
             others_cores: (wall_s >= 0.25).then(|| ((busy_s - ours_s) / wall_s).max(0.0)),
             steal_ms: steal_s * 1e3,
-            leftover_files: leftovers.iter().map(|p| p.display().to_string()).collect(),
-            leftover_bytes,
-            ..Record::default()
+            ..base_record(spec, system, variant, child, &self.usage, files)
         }
     }
 }
@@ -144,19 +120,19 @@ impl Measured {
 /// Files while running (count, bytes), files left behind, their bytes.
 pub(crate) type Files<'a> = ((u64, u64), &'a [PathBuf], u64);
 
-/// The record of an open-loop cell: latencies from the subscriber's samples.
-pub(crate) fn open_loop_record(
+/// The fields both loops fill the same way: the cell, the CPU and context
+/// switches of both processes (`publisher`: the parent's usage over the
+/// measured window) and the files.
+fn base_record(
     spec: &CellSpec,
     system: &dyn System,
     variant: Variant,
     child: &ChildReport,
-    sent: Sent,
+    publisher: &Usage,
     files: Files<'_>,
 ) -> Record {
     let ((files_n, files_bytes), leftovers, leftover_bytes) = files;
-    let t = tally(&child.samples, spec.samples);
     let per_msg = |cpu_us: f64| cpu_us / spec.samples.max(1) as f64;
-    let latency = Summary::of(&t.latencies_ns);
     Record {
         experiment: "ipc-latency".into(),
         system: system.name().into(),
@@ -166,26 +142,45 @@ pub(crate) fn open_loop_record(
         language: "rust".into(),
         size_bytes: spec.size as u64,
         placement: spec.placement.as_str().into(),
-        touch: false,
+        touch: spec.touch,
         warmup: spec.warmup,
         sent: spec.samples,
-        received: t.received,
-        lost: t.lost,
-        errors: child.errors,
-        arrival_p50_us: latency.p50_us,
-        latency,
-        cpu_pub_us_per_msg: per_msg(sent.usage.cpu_us),
+        cpu_pub_us_per_msg: per_msg(publisher.cpu_us),
         cpu_sub_us_per_msg: per_msg(child.cpu_us),
-        ctx_vol: sent.usage.ctx_vol + child.ctx_vol,
-        ctx_invol: sent.usage.ctx_invol + child.ctx_invol,
-        ctx_vol_pub: sent.usage.ctx_vol,
+        ctx_vol: publisher.ctx_vol + child.ctx_vol,
+        ctx_invol: publisher.ctx_invol + child.ctx_invol,
+        ctx_vol_pub: publisher.ctx_vol,
         ctx_vol_sub: child.ctx_vol,
-        ctx_invol_pub: sent.usage.ctx_invol,
+        ctx_invol_pub: publisher.ctx_invol,
         ctx_invol_sub: child.ctx_invol,
         files_while_running: files_n,
         bytes_while_running: files_bytes,
         leftover_files: leftovers.iter().map(|p| p.display().to_string()).collect(),
         leftover_bytes,
+        ..Record::default()
+    }
+}
+
+/// The record of an open-loop cell: counts and latencies from the
+/// subscriber's samples (its own `received` is not used: it counts
+/// duplicates). Open loop never touches the payload.
+pub(crate) fn open_loop_record(
+    spec: &CellSpec,
+    system: &dyn System,
+    variant: Variant,
+    child: &ChildReport,
+    sent: Sent,
+    files: Files<'_>,
+) -> Record {
+    let t = tally(&child.samples, spec.samples);
+    let latency = Summary::of(&t.latencies_ns);
+    Record {
+        touch: false,
+        received: t.received,
+        lost: t.lost,
+        errors: child.errors,
+        arrival_p50_us: latency.p50_us,
+        latency,
         open_loop: true,
         rate_hz: spec.rate_hz.unwrap_or(0.0),
         depth: spec.depth,
@@ -194,6 +189,6 @@ pub(crate) fn open_loop_record(
         duplicates: t.duplicates,
         seconds: sent.seconds,
         series_us: t.latencies_ns.iter().map(|&v| v as f64 / 1e3).collect(),
-        ..Record::default()
+        ..base_record(spec, system, variant, child, &sent.usage, files)
     }
 }

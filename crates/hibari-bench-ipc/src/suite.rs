@@ -22,7 +22,8 @@ pub struct Plan {
     pub sizes: Vec<usize>,
     /// Placements, each measured in full before the next.
     pub placements: Vec<Placement>,
-    /// Touch variants to run (`[false]`, `[true]` or both).
+    /// Touch variants to run (`[false]`, `[true]` or both). Ping-pong only:
+    /// open-loop cells run once each, without touch.
     pub touch: Vec<bool>,
     /// Warm-up messages per cell.
     pub warmup: u64,
@@ -93,12 +94,17 @@ impl Plan {
                             if rate_hz.is_some() && !system.queues() {
                                 continue;
                             }
+                            // The open-loop subscriber only stamps (it never touches the
+                            // payload): one run per cell, in the touch:false pass if any.
+                            if rate_hz.is_some() && touch && self.touch.contains(&false) {
+                                continue;
+                            }
                             for &size in &self.sizes {
                                 cells.push(CellSpec {
                                     system: system.name().into(),
                                     variant: variant.name.into(),
                                     size,
-                                    touch,
+                                    touch: touch && rate_hz.is_none(),
                                     placement,
                                     warmup: self.warmup,
                                     samples: self.samples,
@@ -185,6 +191,21 @@ mod tests {
         assert!(!cells
             .iter()
             .any(|c| c.system == "floor" && c.rate_hz.is_some()));
+    }
+
+    #[test]
+    fn open_loop_cells_run_once_without_touch_whatever_the_touch_settings() {
+        for touch in [vec![false, true], vec![true, false], vec![true]] {
+            let mut p = plan(vec![Placement::Cross], touch.clone());
+            p.rates = vec![Some(100.0), None];
+            let (cells, _) = p.cells();
+            let open: Vec<_> = cells.iter().filter(|c| c.rate_hz.is_some()).collect();
+            // iceoryx2 and hibari: 2 variants each × 5 sizes, once.
+            assert_eq!(open.len(), 2 * 2 * 5, "{touch:?}");
+            assert!(open.iter().all(|c| !c.touch), "{touch:?}");
+            // Ping-pong: all 7 variants × 5 sizes per touch setting.
+            assert_eq!(cells.len() - open.len(), touch.len() * 7 * 5, "{touch:?}");
+        }
     }
 
     #[test]

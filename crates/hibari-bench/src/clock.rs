@@ -3,8 +3,6 @@
 //! be subtracted from a reading in a subscriber process. Also the CPU time
 //! and context switches of a process or thread, and the open-loop pacer.
 
-use std::time::Duration;
-
 use rustix::time::{clock_gettime, ClockId};
 
 /// `CLOCK_MONOTONIC` now, ns.
@@ -92,52 +90,13 @@ fn switches(status: &std::path::Path) -> (u64, u64) {
     )
 }
 
-/// Open-loop schedule: message `k` is due at `start + k · period` whatever
-/// happened before; a late publisher sends at once and never skips or
-/// shifts a slot. A rate of 0 means "as fast as possible": every message
-/// is due when the previous one was sent, so latency is then measured from
-/// the actual send.
-#[derive(Debug, Clone, Copy)]
-pub struct Pacer {
-    start_ns: u64,
-    period_ns: u64,
-}
-
-impl Pacer {
-    /// Starts the schedule now (`rate_hz` 0: unpaced).
-    pub fn new(rate_hz: f64) -> Pacer {
-        let period_ns = if rate_hz > 0.0 {
-            (1e9 / rate_hz) as u64
-        } else {
-            0
-        };
-        Pacer {
-            start_ns: mono_ns(),
-            period_ns,
-        }
-    }
-
-    /// Waits until message `k` is due (sleeping, then spinning the last
-    /// 100 µs) and returns its intended time.
-    pub fn wait(&self, k: u64) -> u64 {
-        if self.period_ns == 0 {
-            return mono_ns();
-        }
-        let due = self.start_ns + k * self.period_ns;
-        loop {
-            let now = mono_ns();
-            if now >= due {
-                return due;
-            }
-            let left = due - now;
-            if left > 150_000 {
-                std::thread::sleep(Duration::from_nanos(left - 100_000));
-            } else {
-                std::hint::spin_loop();
-            }
-        }
-    }
-}
+/// The open-loop schedule, shared with hibari-bench-ipc: message `k` is
+/// due at `start + k · period` whatever happened before; a late publisher
+/// sends at once and never skips or shifts a slot. A rate of 0 means "as
+/// fast as possible": each message is due when the publisher asks, so
+/// latency is then measured from the actual send. Its clock is
+/// `CLOCK_MONOTONIC`, the same as [`mono_ns`].
+pub use hibari_bench_ipc::openloop::Pacer;
 
 #[cfg(test)]
 mod tests {

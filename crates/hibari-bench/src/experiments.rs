@@ -187,10 +187,9 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                         ..
                     } = &mut step
                     {
-                        *transport = match (two, via_shm) {
-                            (true, _) => format!("shm {what}"),
-                            (false, true) => format!("shm {what}"),
-                            (false, false) => format!("inproc {what}"),
+                        *transport = match two || via_shm {
+                            true => format!("shm {what}"),
+                            false => format!("inproc {what}"),
                         };
                         if via_shm {
                             *setup = "one process, no intra-process".into();

@@ -11,6 +11,7 @@ use std::time::Duration;
 use hibari_bench_ipc::{run_cell, CellSpec, Placement, RunOptions};
 
 use crate::experiments::Config;
+use crate::programs::stderr_tail;
 use crate::record::Record;
 use crate::run::ChildCommand;
 
@@ -48,6 +49,11 @@ fn depth(size: usize) -> usize {
     } else {
         16
     }
+}
+
+/// Warm-up messages before `samples` measured ones.
+fn warmup(samples: u64) -> u64 {
+    (samples / 10).clamp(5, 100)
 }
 
 /// The bench's record of a hibari-bench-ipc record.
@@ -113,7 +119,7 @@ pub fn ipc_cell(
             Some(_) => Placement::Free,
             None => Placement::Cross,
         },
-        warmup: (cell.samples / 10).clamp(5, 100),
+        warmup: warmup(cell.samples),
         samples: cell.samples,
         rate_hz: cell.rate_hz,
         depth: match cell.rate_hz {
@@ -165,7 +171,22 @@ fn zenoh_binary(cfg: &Config) -> Result<PathBuf, String> {
     Ok(exe)
 }
 
-/// Runs the Zenoh cells, one `hibari-bench-ipc` call per rate and repetition.
+/// `sizes` grouped by their open-loop [`depth`], in order of first appearance.
+fn by_depth(sizes: &[usize]) -> Vec<(usize, Vec<usize>)> {
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for &size in sizes {
+        let d = depth(size);
+        match groups.iter_mut().find(|g| g.0 == d) {
+            Some(g) => g.1.push(size),
+            None => groups.push((d, vec![size])),
+        }
+    }
+    groups
+}
+
+/// Runs the Zenoh cells, one `hibari-bench-ipc` call per repetition, rate
+/// and queue depth (the sizes of one depth together, the depth of
+/// hibari's and iceoryx2's cells).
 pub fn zenoh(cells: &ZenohCells, cfg: &Config) -> (Vec<Record>, Vec<String>) {
     let exe = match zenoh_binary(cfg) {
         Ok(e) => e,
@@ -173,10 +194,16 @@ pub fn zenoh(cells: &ZenohCells, cfg: &Config) -> (Vec<Record>, Vec<String>) {
     };
     let (mut records, mut notes) = (Vec::new(), Vec::new());
     let variants = if cfg.quick { "tcp" } else { "tcp,unix" };
-    let sizes: Vec<String> = cells.sizes.iter().map(|s| s.to_string()).collect();
+    let groups = by_depth(&cells.sizes);
     let json = std::env::temp_dir().join(format!("hibari-bench-zenoh-{}.json", std::process::id()));
     for rep in 0..cfg.reps {
-        for &(rate, samples) in &cells.rates {
+        for (&(rate, samples), (depth, sizes)) in cells
+            .rates
+            .iter()
+            .flat_map(|r| groups.iter().map(move |g| (r, g)))
+        {
+            // One call per (rate, depth): the sizes of that depth together.
+            let sizes: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
             let args = [
                 "--systems".to_string(),
                 "zenoh".into(),
@@ -193,9 +220,9 @@ pub fn zenoh(cells: &ZenohCells, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                 "--samples".into(),
                 samples.to_string(),
                 "--warmup".into(),
-                (samples / 10).clamp(5, 100).to_string(),
+                warmup(samples).to_string(),
                 "--depth".into(),
-                "16".into(),
+                depth.to_string(),
                 "--json".into(),
                 json.display().to_string(),
             ];
@@ -208,12 +235,10 @@ pub fn zenoh(cells: &ZenohCells, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                     records.extend(r);
                     notes.extend(n);
                     if !o.status.success() {
-                        let err = String::from_utf8_lossy(&o.stderr);
-                        let tail: Vec<&str> = err.lines().rev().take(3).collect();
                         notes.push(format!(
-                            "zenoh @ {rate} Hz: exit {:?}: {}",
+                            "zenoh @ {rate} Hz, depth {depth}: exit {:?}: {}",
                             o.status.code(),
-                            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                            stderr_tail(&o.stderr, 3).join(" | ")
                         ));
                     }
                 }
@@ -252,5 +277,27 @@ fn zenoh_report(json: &Path, rep: u32) -> (Vec<Record>, Vec<String>) {
                 .collect();
             (records, notes)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zenoh_sizes_are_grouped_by_the_depth_of_hibaris_cells() {
+        let sizes = [64, 4096, 65_536, 1 << 20, 4 << 20, 8 << 20];
+        let groups = by_depth(&sizes);
+        assert_eq!(
+            groups,
+            [
+                (16, vec![64, 4096, 65_536]),
+                (8, vec![1 << 20, 4 << 20, 8 << 20])
+            ]
+        );
+        for (d, sizes) in &groups {
+            assert!(sizes.iter().all(|&s| depth(s) == *d));
+        }
+        assert!(by_depth(&[]).is_empty());
     }
 }

@@ -119,18 +119,23 @@ pub fn program(name: &str, cfg: &Config) -> (Vec<Record>, Vec<String>) {
             .map(|l| format!("    {l}")),
     );
     if !o.status.success() {
-        let err = String::from_utf8_lossy(&o.stderr);
         notes.extend(
-            err.lines()
-                .rev()
-                .take(5)
-                .collect::<Vec<_>>()
+            stderr_tail(&o.stderr, 5)
                 .into_iter()
-                .rev()
                 .map(|l| format!("    stderr: {l}")),
         );
     }
     (records, notes)
+}
+
+/// The last `n` lines of a program's `stderr`, in order.
+pub(crate) fn stderr_tail(stderr: &[u8], n: usize) -> Vec<String> {
+    let err = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
 }
 
 #[cfg(test)]
@@ -151,6 +156,13 @@ mod tests {
         assert_eq!(r[0].stats.p50_us, 12.5);
         assert_eq!(r[0].ctx_switches, 400);
         assert!(r[0].series_us.is_empty());
+    }
+
+    #[test]
+    fn the_stderr_tail_keeps_the_last_lines_in_order() {
+        assert_eq!(stderr_tail(b"a\nb\nc\nd\n", 3), ["b", "c", "d"]);
+        assert_eq!(stderr_tail(b"only", 5), ["only"]);
+        assert!(stderr_tail(b"", 3).is_empty());
     }
 
     #[test]

@@ -14,6 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use rustix::process::{kill_process, Pid, Signal};
+
 use crate::experiments::Config;
 use crate::record::Record;
 use crate::stats::Stats;
@@ -148,9 +150,7 @@ pub fn stop_master() {
     let _ = std::fs::remove_dir(csv_dir()); // emptied cell by cell
     let mut m = MASTER.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(mut r) = m.take() {
-        let _ = Command::new("kill")
-            .args(["-INT", &r.child.id().to_string()])
-            .status();
+        let _ = kill_process(Pid::from_child(&r.child), Signal::INT);
         let deadline = Instant::now() + Duration::from_secs(5);
         while matches!(r.child.try_wait(), Ok(None)) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(50));
