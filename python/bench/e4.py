@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import random
+import select
 import shutil
 import subprocess
 import sys
@@ -177,45 +178,59 @@ def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int) -> Di
     proc = subprocess.Popen([sys.executable, __file__, "--child", str(size), str(count), qos, topic],
                             stdout=subprocess.PIPE, env=env)
     assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    if proc.stdout.readline().strip() != b"ready":
-        raise RuntimeError("the subscriber process did not start")
-    context = hibari.Context([], domain_id=domain)
-    pub = hibari.Node("e4_pub", context=context).create_publisher(Image, topic, qos_of(qos))
-    if not pub.wait_for_subscribers(1, 10.0):
-        raise RuntimeError("the subscriber process did not match")
-    frame = frame_of(size)
-    msg = Image(height=1, width=size, encoding="mono8", step=size, data=frame)
-    publish = []
-    cpu0, cs0, wall = time.process_time(), ctx_switches(), time.perf_counter()
-    for i in range(count):
-        t0 = time.perf_counter_ns()
-        if variant == "loan":
-            ns = time.time_ns()
-            loan = pub.loan_image(1, size, "mono8")
-            np.copyto(loan.data, frame)
-            stamp(loan.message, ns)
-            pub.publish(loan)
-        else:
-            stamp(msg, time.time_ns())
-            pub.publish(msg)
-        t1 = time.perf_counter_ns()
-        if os.read(fd, 1) != b".":
-            raise RuntimeError("the subscriber process stopped")
-        if i >= warmup:
-            publish.append((t1 - t0) / 1e3)
-    cpu, cs, secs = time.process_time() - cpu0, ctx_switches() - cs0, time.perf_counter() - wall
-    tail = b""
-    while not tail.endswith(b"\n"):
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        tail += chunk
-    proc.wait(10.0)
-    context.shutdown()
+    try:
+        fd = proc.stdout.fileno()
+        if proc.stdout.readline().strip() != b"ready":
+            raise RuntimeError("the subscriber process did not start")
+        context = hibari.Context([], domain_id=domain)
+        pub = hibari.Node("e4_pub", context=context).create_publisher(Image, topic, qos_of(qos))
+        if not pub.wait_for_subscribers(1, 10.0):
+            raise RuntimeError("the subscriber process did not match")
+        frame = frame_of(size)
+        msg = Image(height=1, width=size, encoding="mono8", step=size, data=frame)
+        publish = []
+        cpu0, cs0, wall = time.process_time(), ctx_switches(), time.perf_counter()
+        for i in range(count):
+            t0 = time.perf_counter_ns()
+            if variant == "loan":
+                ns = time.time_ns()
+                loan = pub.loan_image(1, size, "mono8")
+                np.copyto(loan.data, frame)
+                stamp(loan.message, ns)
+                pub.publish(loan)
+            else:
+                stamp(msg, time.time_ns())
+                pub.publish(msg)
+            t1 = time.perf_counter_ns()
+            if _ack(fd) != b".":
+                raise RuntimeError("the subscriber process stopped")
+            if i >= warmup:
+                publish.append((t1 - t0) / 1e3)
+        cpu, cs, secs = time.process_time() - cpu0, ctx_switches() - cs0, time.perf_counter() - wall
+        tail = b""
+        while not tail.endswith(b"\n"):
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            tail += chunk
+        proc.wait(10.0)
+        context.shutdown()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     sub = json.loads(tail)
     return {"publish_us": publish, "e2e_us": sub["e2e_us"][warmup:], "cpu_pub_s": cpu,
             "cpu_sub_s": sub["cpu_s"], "ctx_switches": cs + sub["ctx_switches"], "duration_s": secs}
+
+
+def _ack(fd: int, timeout_s: float = 10.0) -> bytes:
+    """The subscriber's one-byte acknowledgement, or an error when none comes
+    (a sample lost under best effort must not hang the run)."""
+    readable, _, _ = select.select([fd], [], [], timeout_s)
+    if not readable:
+        raise RuntimeError(f"no acknowledgement from the subscriber process within {timeout_s} s")
+    return os.read(fd, 1)
 
 
 def run_rust(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,

@@ -112,6 +112,9 @@ class Node:
         self._entities: List[Any] = []
         self._logger = logging.getLogger(self._inner.fully_qualified_name.lstrip("/").replace("/", "."))
         self._default_group = MutuallyExclusiveCallbackGroup()
+        # The node's own default group, so passing it to another node's
+        # entity puts that entity in this very group.
+        self._default_group._inner = self._inner.default_callback_group()
 
     @property
     def default_callback_group(self) -> CallbackGroup:
@@ -189,9 +192,7 @@ class Node:
         return self._keep(self._inner.create_guard_condition(callback, self._group_of(callback_group)))
 
     def _group_of(self, group: Any) -> Any:
-        if group is None or group is self._default_group:
-            return None
-        return _group(group, self)
+        return None if group is None else _group(group, self)
 
     def create_service(self, srv_type: type, srv_name: str,
                        callback: Callable[[Any, Any], Any], *,

@@ -257,3 +257,37 @@ def test_callbacks_hold_the_gil_only_while_they_run(node, topic) -> None:
         executor.shutdown()
         spinner.join(LONG)
     assert got == [str(i) for i in range(50)]
+
+
+def test_another_nodes_default_group_is_that_very_group(context) -> None:
+    """An entity of node B given node A's default group is exclusive with
+    A's own callbacks: two callbacks that each wait for the other at a
+    barrier never meet (each waits in vain, in turn)."""
+    a = hibari.Node("default_a", context=context)
+    b = hibari.Node("default_b", context=context)
+    barrier = threading.Barrier(2, timeout=1.0)
+    met: List[bool] = []
+
+    def callback() -> None:
+        try:
+            barrier.wait()
+            met.append(True)
+        except threading.BrokenBarrierError:
+            met.append(False)
+
+    guards = [a.create_guard_condition(callback),
+              b.create_guard_condition(callback, a.default_callback_group)]
+    executor = hibari.MultiThreadedExecutor(2)
+    executor.add_node(a)
+    executor.add_node(b)
+    spinner = _spinning(executor)
+    try:
+        for g in guards:
+            g.trigger()
+        deadline = time.monotonic() + LONG
+        while len(met) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+    finally:
+        executor.shutdown()
+        spinner.join(LONG)
+    assert met == [False, False]

@@ -187,8 +187,8 @@ pub(crate) fn wait_readable(fd: BorrowedFd<'_>, deadline: Instant) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
     use std::os::fd::AsFd;
+    use std::time::Duration;
 
     #[test]
     fn a_read_only_reopen_cannot_be_mapped_writable() {

@@ -17,7 +17,7 @@ use pyo3::types::PyBytes;
 
 use crate::decode::decode;
 use crate::encode::Encoded;
-use crate::errors::{finish_callback, hibari_error, publish_error, value_error};
+use crate::errors::{finish_callback, hibari_error, value_error};
 use crate::loans::{ArrayForm, Loan};
 use crate::local::{self, LocalSubscription};
 use crate::pieces::{assemble, assemble_into};
@@ -114,7 +114,7 @@ impl Publisher {
             assemble(skeleton, &gaps, &mut out);
             publisher.publish(out)
         })
-        .map_err(publish_error)
+        .map_err(hibari_error)
     }
 
     /// Lends memory for `message` with its numeric array `field` left as a
@@ -149,10 +149,10 @@ impl Publisher {
             let bytes = bytes.as_bytes();
             return py
                 .detach(|| publisher.publish(bytes.to_vec()))
-                .map_err(publish_error);
+                .map_err(hibari_error);
         }
         let cdr: Vec<u8> = cdr.extract()?;
-        py.detach(|| publisher.publish(cdr)).map_err(publish_error)
+        py.detach(|| publisher.publish(cdr)).map_err(hibari_error)
     }
 
     /// The fully qualified topic name.
@@ -191,8 +191,6 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    /// `(with_info, raw)`: whether the callback takes the sample info, and
-    /// whether it gets the raw CDR bytes instead of a message.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn create(
         py: Python<'_>,
@@ -201,7 +199,8 @@ impl Subscription {
         topic: &str,
         qos: QosProfile,
         callback: Py<PyAny>,
-        (with_info, raw): (bool, bool),
+        with_info: bool,
+        raw: bool,
         group: &hibari::CallbackGroup,
     ) -> PyResult<Self> {
         let schema = schema(py, type_name)?;

@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use hibari::{CallError, PublishError};
+use hibari::CallError;
 use pyo3::exceptions::{PyException, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
@@ -84,11 +84,6 @@ pub(crate) fn call_error(e: CallError) -> PyErr {
         CallError::Timeout { .. } => PyTimeoutError::new_err(e.to_string()),
         other => HibariError::new_err(other.to_string()),
     }
-}
-
-/// The Python exception for a failed publish.
-pub(crate) fn publish_error<T>(e: PublishError<T>) -> PyErr {
-    HibariError::new_err(e.to_string())
 }
 
 /// A `HibariError` from any displayable error.

@@ -23,7 +23,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use hibari::{LoanError, PublisherLoan, Serialized};
+use hibari::{PublisherLoan, Serialized};
 use pyo3::exceptions::{PyBufferError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -117,10 +117,6 @@ pub(crate) struct ArrayForm {
     pub shape: Option<Py<PyAny>>,
 }
 
-fn loan_error(e: LoanError) -> PyErr {
-    hibari_error(e)
-}
-
 impl Loan {
     /// Lends memory from `publisher` for `message` with `field` a hole of
     /// `count` elements (see the [module](self)).
@@ -147,7 +143,7 @@ impl Loan {
         let len = encoded.len();
         let (cell, address) = py.detach(|| {
             let mut cell = LoanCell::try_new(publisher.clone(), |p| p.loan(len).map(Some))
-                .map_err(loan_error)?;
+                .map_err(hibari_error)?;
             let address = cell.with_dependent_mut(|_, lent| {
                 let bytes = lent.as_mut().expect("just lent");
                 assemble_into(skeleton, &pieces, bytes);
@@ -220,8 +216,10 @@ impl Loan {
                 self.place.offset
             )));
         }
-        self.hand_over(py, message)?;
+        // Everything that can fail before the array is taken back, so a
+        // failed publish leaves the loan as it was.
         let pieces = encoded.gap_bytes()?;
+        self.hand_over(py, message)?;
         let skeleton = encoded.skeleton();
         let memory = self.memory.get();
         py.detach(|| {

@@ -161,7 +161,8 @@ impl Node {
             topic,
             profile(qos)?,
             callback,
-            (with_info, raw),
+            with_info,
+            raw,
             &self.group(group),
         )
     }
@@ -199,6 +200,14 @@ impl Node {
         group: Option<&CallbackGroup>,
     ) -> GuardCondition {
         GuardCondition::create(&self.inner, callback, &self.group(group))
+    }
+
+    /// The node's default group (mutually exclusive): what entities created
+    /// without a group join.
+    fn default_callback_group(&self) -> CallbackGroup {
+        CallbackGroup {
+            inner: self.inner.default_callback_group(),
+        }
     }
 
     /// A new callback group, reentrant or mutually exclusive; it may hold
