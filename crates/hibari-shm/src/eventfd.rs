@@ -32,10 +32,12 @@ pub fn drain(fd: BorrowedFd<'_>) -> bool {
     matches!(io::read(fd, &mut buf), Ok(8))
 }
 
-/// Polls `fds` for input until one is readable or `deadline` passes
-/// (`None`: no limit; a past one: just looks); `ready[i]` then tells
-/// whether `fds[i]` is readable. An interrupted poll is resumed; any other
-/// failure (a closed descriptor, no memory) reports nothing readable.
+/// Polls `fds` for input until one is ready or `deadline` passes (`None`:
+/// no limit; a past one: just looks); `ready[i]` then tells whether
+/// `fds[i]` is readable, hung up or in error — whatever a read would
+/// report at once, so a caller polling again does not spin on a closed
+/// peer it never looks at. An interrupted poll is resumed; a failed one
+/// (no memory) reports nothing.
 pub fn poll_readable(fds: &[BorrowedFd<'_>], deadline: Option<Instant>, ready: &mut Vec<bool>) {
     ready.clear();
     ready.resize(fds.len(), false);
@@ -52,7 +54,9 @@ pub fn poll_readable(fds: &[BorrowedFd<'_>], deadline: Option<Instant>, ready: &
         }
     }
     for (r, p) in ready.iter_mut().zip(&pollfds) {
-        *r = p.revents().contains(PollFlags::IN);
+        *r = p
+            .revents()
+            .intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL);
     }
 }
 

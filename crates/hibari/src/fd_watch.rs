@@ -4,9 +4,11 @@
 //! The executor adds a watched descriptor to the `poll(2)` it sleeps in
 //! (see [`crate::executor`]); when it is readable the watch's callback runs
 //! on an executor thread, in the watch's callback group, like any other
-//! callback. Readiness is level-triggered: a callback that leaves data
-//! unread is called again on the executor's next look, so it should read
-//! what it can (a non-blocking descriptor makes that safe).
+//! callback; also when the peer hung up or the descriptor is in error, so
+//! the callback sees the end of file (and should drop the watch).
+//! Readiness is level-triggered: a callback that leaves data unread is
+//! called again on the executor's next look, so it should read what it can
+//! (a non-blocking descriptor makes that safe).
 
 use std::fmt;
 use std::os::fd::{AsFd, BorrowedFd};

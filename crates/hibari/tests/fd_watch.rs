@@ -110,3 +110,24 @@ fn a_dropped_watch_closes_its_descriptor_and_runs_no_more() {
     assert!(!executor.spin_once(Duration::from_millis(100)));
     assert_eq!(calls.load(Ordering::Relaxed), 1);
 }
+
+/// A pipe whose writer closed (poll reports a hang-up, not input) wakes the
+/// watch's callback, which sees the end of file: the executor neither sleeps
+/// through it nor spins on it unseen.
+#[test]
+fn a_hung_up_pipe_reaches_the_callback_as_end_of_file() {
+    let ctx = Context::builder().isolated().create().unwrap();
+    let node = ctx.create_node("watcher").unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    let (tx, rx) = mpsc::channel::<usize>();
+    let _watch = node.create_fd_watch(reader, move |fd| {
+        let mut file = std::fs::File::from(fd.try_clone_to_owned().unwrap());
+        let mut buf = [0u8; 16];
+        tx.send(file.read(&mut buf).unwrap()).unwrap();
+    });
+    let executor = SingleThreadedExecutor::new();
+    executor.add_node(&node).unwrap();
+    drop(writer);
+    assert!(executor.spin_once(Duration::from_secs(5)), "no callback");
+    assert_eq!(rx.try_recv().unwrap(), 0, "end of file");
+}
