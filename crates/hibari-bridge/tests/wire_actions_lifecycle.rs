@@ -219,3 +219,42 @@ fn services_glob_keeps_actions_out() {
         "{services:?}"
     );
 }
+
+/// `rosapi/action_servers`, as roslibjs' `getActionServers` calls it.
+fn action_servers(c: &mut Raw) -> serde_json::Value {
+    c.send(json!({"op": "call_service", "service": "rosapi/action_servers", "args": {}}));
+    let r = c.recv_op("service_response", LONG).expect("an answer");
+    assert_eq!(r["result"], true, "{r}");
+    r["values"]["action_servers"].clone()
+}
+
+#[test]
+fn rosapi_lists_served_actions_not_bare_clients_and_only_what_services_glob_lets_through() {
+    let f = fixture_with(|c| c.services_glob(Some(vec!["/ok_*".into(), "*rosapi/*".into()])));
+    let (native, _held) = holding_server(&f, "/ok_native");
+    let (_hidden, _) = holding_server(&f, "/hidden");
+    // A client alone makes the action's topics, not a server.
+    let bare = f
+        .node
+        .create_action_client::<Count>("/ok_client_only")
+        .unwrap();
+    let mut c = Raw::connect(&f.url());
+    c.send(json!({"op": "advertise_action", "action": "/ok_web", "type": "hibari_test/Count"}));
+    let web = f.node.create_action_client::<Count>("/ok_web").unwrap();
+    assert!(web.wait_for_server(LONG));
+    assert!(f
+        .node
+        .get_topic_names_and_types()
+        .contains_key("/ok_client_only/_action/feedback"));
+    assert_eq!(action_servers(&mut c), json!(["/ok_native", "/ok_web"]));
+
+    // Servers that go are no longer listed.
+    drop(native);
+    c.send(json!({"op": "unadvertise_action", "action": "/ok_web"}));
+    assert!(
+        wait_until(LONG, || action_servers(&mut c) == json!([])),
+        "{}",
+        action_servers(&mut c)
+    );
+    drop(bare);
+}

@@ -19,14 +19,17 @@
 //! with min–max. Bridge CPU is the user+system time of the bridge's
 //! threads over the run.
 //!
-//! Memory: this process's `VmRSS` is sampled every 2 ms. Each run reports
-//! it before the run, its peak during the run and its value once the
-//! client has left, as growth over "before"; the end reports the whole
-//! program's idle, peak (`VmHWM`) and 3 s-after figures. The sink's arrays
-//! are allocated and touched before the idle figure, so the growth is the
-//! bridge's — and the native sink's subscription queue's: when the sink
-//! falls behind (2 cores shared by client, bridge and sink), the messages
-//! wait there (keep-all, so none is lost); each run prints the longest wait.
+//! The sink runs in a process of its own (`--sink-here`: in this one, as
+//! before), on a domain of this run's own, so this process's figures are
+//! the bridge's alone. Memory: this process's `VmRSS` is sampled every
+//! 2 ms. Each run reports it before the run, its peak during the run and
+//! its value once the client has left, as growth over "before". After each
+//! variant's runs it prints §5(b)'s resource figures: the peak growth over
+//! the idle baseline (read once the bridge is up, before any client) and
+//! the RSS 10 s after the last client left, against that baseline ("within
+//! 10%"). With `--sink-here` the figures include the native sink's
+//! subscription queue (when the sink falls behind, messages wait there;
+//! each run prints the longest wait).
 //!
 //! `--isolation` (I1): W1 runs alternate between solo and beside a client
 //! that subscribes to a 50 MB/s topic and never reads; it prints both
@@ -34,12 +37,14 @@
 //! high-water marks against their bounds. `--records` prints one
 //! `RECORD {json}` line per measured run for `hibari bench e2-bridge`.
 
+mod apart;
 mod client;
 mod isolation;
 mod procfs;
 mod record;
 mod sink;
 
+use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -72,9 +77,13 @@ pub struct Output {
 /// What a measurement needs.
 pub struct Bench<'a> {
     pub bridge: &'a Bridge,
-    pub sink: &'a sink::Sink,
+    pub sink: &'a RefCell<apart::Place>,
     pub rss: &'a RssSampler,
     pub out: Output,
+    /// This process's `VmRSS` once the bridge was up and idle (kB).
+    pub idle_kb: u64,
+    /// Whether the sink runs in its own process.
+    pub sink_apart: bool,
 }
 
 /// One run's figures.
@@ -108,7 +117,8 @@ fn op_size(variant: &str, n: u64) -> u64 {
 }
 
 pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
-    b.sink.reset(n);
+    let mut sink = b.sink.borrow_mut();
+    sink.reset(n);
     let mut command = if variant == "W2" {
         // roslibjs under Node (tests/js, after `npm ci` there).
         let js = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/js");
@@ -133,10 +143,7 @@ pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "advertised");
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while b.sink.subscription.matched_publishers() == 0 && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    sink.wait_matched();
     let (cpu0, ctx0) = (procfs::bridge_cpu(), procfs::bridge_ctx_switches());
     writeln!(stdin, "go").unwrap();
     let sent = lines.next().unwrap().unwrap();
@@ -145,7 +152,7 @@ pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
         .skip(1)
         .map(|v| v.parse().unwrap())
         .collect();
-    let received = b.sink.wait_all(Duration::from_secs(10));
+    let outcome = sink.outcome();
     let cpu_s = procfs::bridge_cpu() - cpu0;
     let ctx_switches = procfs::bridge_ctx_switches().saturating_sub(ctx0);
     let client_cpu_s = procfs::process_cpu(child.id());
@@ -158,26 +165,20 @@ pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
         std::thread::sleep(Duration::from_millis(1));
     }
     let rss_after_kb = status_kb("VmRSS:");
-    let st = b.sink.state.lock().unwrap();
-    let run = Run {
+    Run {
         send_s: (t[1] - t[0]) as f64 / 1e9,
-        completion_s: (st.last_rx - t[0]) as f64 / 1e9,
-        received,
-        in_order: st.out_of_order == 0 && st.duplicates == 0,
-        exact: st.bad_payloads == 0,
-        latency: sink::Latency::default(),
+        completion_s: (outcome.last_rx - t[0]) as f64 / 1e9,
+        received: outcome.received,
+        in_order: outcome.in_order,
+        exact: outcome.exact,
+        latency: outcome.latency,
         cpu_s,
         ctx_switches,
         client_cpu_s,
         rss_before_kb,
         rss_peak_kb,
         rss_after_kb,
-        sink_wait_ms: st.max_queue_wait_ns as f64 / 1e6,
-    };
-    drop(st);
-    Run {
-        latency: b.sink.latencies(),
-        ..run
+        sink_wait_ms: outcome.max_queue_wait_ns as f64 / 1e6,
     }
 }
 
@@ -246,6 +247,11 @@ pub fn report(b: &Bench<'_>, variant: &str, n: u64, results: &[Run], context: &s
             size_bytes: op_size(variant, n),
             n,
             context,
+            setup: if b.sink_apart {
+                "bridge in one process, native sink in another, client in a third"
+            } else {
+                "bridge + native sink in one process, client in another"
+            },
         };
         for (rep, r) in results.iter().enumerate() {
             record::print(&series, rep, r);
@@ -258,7 +264,55 @@ pub fn report(b: &Bench<'_>, variant: &str, n: u64, results: &[Run], context: &s
 fn measure(b: &Bench<'_>, variant: &str, n: u64, runs: usize) -> f64 {
     run_once(b, variant, n.min(10_000)); // warm-up
     let results: Vec<Run> = (0..runs).map(|_| run_once(b, variant, n)).collect();
-    report(b, variant, n, &results, "")
+    let done = report(b, variant, n, &results, "");
+    settle(b, variant, &results);
+    done
+}
+
+/// §5(b)'s resource figures for a variant: this process's peak RSS growth
+/// over its idle baseline during the runs, and its RSS 10 s after the last
+/// client left against the baseline ("within 10%"). They are the bridge's
+/// alone when the sink runs apart.
+fn settle(b: &Bench<'_>, variant: &str, results: &[Run]) {
+    let peak_kb = results.iter().map(|r| r.rss_peak_kb).max().unwrap_or(0);
+    std::thread::sleep(Duration::from_secs(10));
+    let after_kb = status_kb("VmRSS:");
+    let ratio = after_kb as f64 / b.idle_kb as f64;
+    let at_10s = procfs::rss_parts();
+    // rosbridge keeps a publisher 10 s after its last client (P3): the
+    // figure once it is gone too.
+    let gone = std::time::Instant::now() + Duration::from_secs(5);
+    while b.bridge.stats().published_topics > 0 && std::time::Instant::now() < gone {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let expired_kb = status_kb("VmRSS:");
+    let whose = if b.sink_apart {
+        "bridge"
+    } else {
+        "bridge+sink"
+    };
+    if b.out.json {
+        println!(
+            r#"{{"variant":"{variant}","rss":"{whose}","idle_mib":{:.1},"peak_growth_mib":{:.1},"after_10s_mib":{:.1},"after_10s_over_idle":{ratio:.3},"after_publishers_expired_mib":{:.1}}}"#,
+            mib(b.idle_kb),
+            delta_mib(b.idle_kb, peak_kb),
+            mib(after_kb),
+            mib(expired_kb),
+        );
+    } else {
+        println!(
+            "{variant:<4} {whose} RSS: idle {:.1} MiB, peak growth {:+.1} MiB, 10 s after the client left {:.1} MiB ({:+.1}%: {}; {at_10s}), once its publisher expired {:.1} MiB ({:+.1}%; {})",
+            mib(b.idle_kb),
+            delta_mib(b.idle_kb, peak_kb),
+            mib(after_kb),
+            (ratio - 1.0) * 100.0,
+            if ratio <= 1.10 { "within 10% of idle" } else { "NOT within 10% of idle" },
+            mib(expired_kb),
+            (expired_kb as f64 / b.idle_kb as f64 - 1.0) * 100.0,
+            procfs::rss_parts()
+        );
+    }
 }
 
 fn machine() -> String {
@@ -281,6 +335,11 @@ fn machine() -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(domain) = arg(&args, "--sink") {
+        let capacity = args.last().unwrap().parse().unwrap();
+        apart::serve(domain.parse().unwrap(), capacity);
+        return;
+    }
     if let Some(variant) = arg(&args, "--client") {
         let n: u64 = arg(&args, "--n").unwrap().parse().unwrap();
         client::run(
@@ -300,34 +359,50 @@ fn main() {
     let variants = arg(&args, "--variants").unwrap_or_else(|| "W1,T1,T2,T3,T4".into());
     let linearity = args.iter().any(|a| a == "--linearity");
     let isolation = args.iter().any(|a| a == "--isolation");
+    // The sink runs in its own process unless `--sink-here`.
+    let sink_apart = !args.iter().any(|a| a == "--sink-here");
 
-    let context = Context::builder().isolated().create().unwrap();
+    // A domain of this run's own, reaching the sink's process.
+    let domain = 3000 + std::process::id() % 1000;
+    let context = if sink_apart {
+        Context::with_domain(domain)
+    } else {
+        Context::builder().isolated().create().unwrap()
+    };
     let config = BridgeConfig::default().port(0).tcp_port(Some(0));
     let bounds = (config.queue_depth, config.max_queued_bytes);
     let bridge = Bridge::start(&context, config).unwrap();
-    let node = context.create_node("sink").unwrap();
     let capacity = if linearity { 1_000_000 } else { n as usize };
-    let sink = sink::Sink::new(&node, capacity);
     let executor = Arc::new(SingleThreadedExecutor::new());
-    executor.add_node(&node).unwrap();
+    let place = if sink_apart {
+        apart::Place::apart(domain, capacity)
+    } else {
+        let node = context.create_node("sink").unwrap();
+        executor.add_node(&node).unwrap();
+        apart::Place::Here(sink::Sink::new(&node, capacity))
+    };
     let e = executor.clone();
     let spinner = std::thread::spawn(move || e.spin());
     std::thread::sleep(Duration::from_millis(200));
     let rss = RssSampler::start();
     let idle_kb = status_kb("VmRSS:");
+    let whose = if sink_apart {
+        "bridge RSS idle (the sink runs in its own process)"
+    } else {
+        "bridge+sink RSS idle (with the sink's arrays)"
+    };
     if !out.json {
         println!("machine: {}", machine());
-        println!(
-            "bridge+sink RSS idle (with the sink's arrays): {:.1} MiB ({})",
-            mib(idle_kb),
-            procfs::rss_parts()
-        );
+        println!("{whose}: {:.1} MiB ({})", mib(idle_kb), procfs::rss_parts());
     }
+    let sink = RefCell::new(place);
     let b = Bench {
         bridge: &bridge,
         sink: &sink,
         rss: &rss,
         out,
+        idle_kb,
+        sink_apart,
     };
     for variant in variants.split(',').filter(|v| !v.is_empty()) {
         measure(&b, variant, n, runs);
@@ -347,8 +422,9 @@ fn main() {
     let peak_kb = status_kb("VmHWM:");
     std::thread::sleep(Duration::from_secs(3));
     let after_kb = status_kb("VmRSS:");
+    let whose = if sink_apart { "bridge" } else { "bridge+sink" };
     println!(
-        "bridge+sink RSS: idle {:.1} MiB, peak {:.1} MiB (growth {:+.1} MiB), 3 s after the last client left {:.1} MiB ({:+.1} MiB; {})",
+        "{whose} RSS: idle {:.1} MiB, peak {:.1} MiB (growth {:+.1} MiB), 3 s after the last client left {:.1} MiB ({:+.1} MiB; {})",
         mib(idle_kb),
         mib(peak_kb),
         delta_mib(idle_kb, peak_kb),

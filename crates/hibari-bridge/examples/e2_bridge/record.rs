@@ -17,6 +17,8 @@ pub struct Series<'a> {
     pub n: u64,
     /// Extra words for the note (`with a stalled peer`, …).
     pub context: &'a str,
+    /// Which processes hold what.
+    pub setup: &'a str,
 }
 
 /// The transport label of a variant.
@@ -63,13 +65,13 @@ pub fn print(series: &Series<'_>, rep: usize, run: &Run) {
         "ctx_switches": run.ctx_switches,
         "published": false,
         "rep": rep,
-        "setup": "bridge + native sink in one process, client in another",
+        "setup": series.setup,
         "note": format!(
             "{}{}send {:.4} s, completion {:.4} s (first publish sent to the {}th received; duration_s); \
              in order: {}, byte-exact: {}; latency = sink receive - client send time; \
              cpu_pub_s = client process, cpu_sub_s = bridge threads, ctx_switches = bridge threads; \
              RSS {:.1} MiB before, peak {:+.1} MiB during, {:+.1} MiB after the client left \
-             (bridge and sink; the sink's queue waited up to {:.0} ms)",
+             (this process; the sink's queue waited up to {:.0} ms)",
             series.context,
             if series.context.is_empty() { "" } else { "; " },
             run.send_s,

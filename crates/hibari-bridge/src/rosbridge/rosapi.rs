@@ -275,13 +275,7 @@ pub(crate) fn call(core: &Core, name: &str, args: Option<&Json>) -> Result<Json,
             names.extend(core.registry.actions().map(|d| d.name.to_string()));
             json!({ "interfaces": names })
         }
-        "action_servers" => {
-            let servers: BTreeSet<String> = topics()
-                .keys()
-                .filter_map(|t| t.strip_suffix("/_action/feedback").map(str::to_owned))
-                .collect();
-            json!({ "action_servers": servers })
-        }
+        "action_servers" => json!({ "action_servers": action_servers(core) }),
         "get_param" => {
             let default = args.and_then(|a| a.get("default")).cloned();
             json!({ "value": default.unwrap_or(Json::String(String::new())) })
@@ -292,6 +286,29 @@ pub(crate) fn call(core: &Core, name: &str, args: Option<&Json>) -> Result<Json,
         "get_param_names" => json!({ "names": [] }),
         other => return Err(format!("Service /rosapi/{other} does not exist")),
     })
+}
+
+/// The actions some node serves: those whose `send_goal` service has a
+/// server (an action client alone does not make an action server, though
+/// it also makes the action's topics). Sorted; `services_glob` applies, as
+/// it does to every action op.
+fn action_servers(core: &Core) -> Vec<String> {
+    let servers: BTreeSet<String> = core
+        .node
+        .graph()
+        .endpoints
+        .iter()
+        .filter(|e| e.kind == EndpointKind::Reader)
+        .filter_map(|e| {
+            e.spec
+                .topic
+                .strip_prefix("rq")?
+                .strip_suffix("/_action/send_goalRequest")
+                .map(str::to_owned)
+        })
+        .filter(|a| core.service_allowed(a, a))
+        .collect();
+    servers.into_iter().collect()
 }
 
 fn node_details(core: &Core, node: &str) -> Json {

@@ -61,6 +61,11 @@ impl Session {
         )))
     }
 
+    /// Whether the registry defines the message type `type_name`.
+    fn knows_message(&self, type_name: &str) -> bool {
+        TypeName::parse(type_name).is_some_and(|t| self.core.registry.message(&t).is_some())
+    }
+
     /// The graph's type of `topic` checked against the one the client gave
     /// (if any): the inferred or the given type, or why neither will do.
     fn topic_type(&self, topic: &str, given: Option<&str>) -> Result<String, OpError> {
@@ -82,6 +87,11 @@ impl Session {
         known.sort();
         known.dedup();
         match (given, known.as_slice()) {
+            // A type the graph does not vouch for must be one the bridge
+            // knows, as rosbridge loads it (bridge.md E5).
+            (Some(g), []) if !self.knows_message(&g) => Err(failed(format!(
+                "unknown message type `{g}`: add its definition to the bridge's interface path"
+            ))),
             (Some(g), []) => Ok(g),
             (Some(g), k) if k.contains(&g) => Ok(g),
             (Some(g), k) => Err(failed(format!(

@@ -1,5 +1,6 @@
 //! The server's side of an action: the table of goals, the three services
-//! that read and change it, and the status and feedback topics.
+//! that read and change it, and the status and feedback topics. How the
+//! `get_result` and `cancel_goal` requests are answered is in `requests`.
 //!
 //! Requests run on the executor spinning the server's node. A goal's state
 //! changes under one lock, and every change is published on the status
@@ -12,17 +13,19 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
-use super::codec::{decode_result_request, ActionCodec};
-use super::{now_stamp, CancelResponse, GoalId, GoalStatus};
+use super::codec::ActionCodec;
+use super::{now_stamp, GoalId, GoalStatus};
 use crate::context::lock;
 use crate::msg::action_msgs::msg::{GoalInfo, GoalStatus as RosGoalStatus, GoalStatusArray};
-use crate::msg::action_msgs::srv::{CancelGoal, CancelGoal_Request, CancelGoal_Response};
+use crate::msg::action_msgs::srv::CancelGoal;
 use crate::msg::builtin_interfaces::msg::Time;
 use crate::msg::unique_identifier_msgs::msg::UUID;
 use crate::{
     GenericServiceServer, NameError, Publisher, PublisherCreateError, Serialized,
     ServiceCreateError, ServiceResponder, ServiceServer,
 };
+
+mod requests;
 
 /// Why an action server could not be created.
 #[derive(Debug, Error)]
@@ -247,112 +250,6 @@ impl<C: ActionCodec> ServerCore<C> {
         };
         // Status is a best-effort report; a full queue drops one update.
         let _ = self.status.publish(GoalStatusArray { status_list });
-    }
-
-    /// Answers a `get_result` request: at once for a finished or unknown
-    /// goal, when it ends for an active one.
-    pub(crate) fn on_get_result(&self, request: &[u8], responder: ServiceResponder) {
-        let Ok(id) = decode_result_request(request) else {
-            // Not a goal id: nothing to answer (the client times out).
-            self.unreadable.fetch_add(1, Ordering::Relaxed);
-            return;
-        };
-        let ready = {
-            let mut goals = lock(&self.goals);
-            self.expire(&mut goals);
-            match goals.get_mut(&id) {
-                Some(GoalEntry {
-                    result: Some(bytes),
-                    ..
-                }) => Some(bytes.clone()),
-                Some(goal) => {
-                    // A client asking again (after its own timeout) forgot
-                    // its earlier request: keep one per client.
-                    let client = responder.info().publisher_id;
-                    goal.waiting.retain(|w| w.info().publisher_id != client);
-                    goal.waiting.push(responder);
-                    return;
-                }
-                None => self
-                    .codec
-                    .encode_result_response(GoalStatus::Unknown as i8, None)
-                    .ok(),
-            }
-        };
-        if let Some(bytes) = ready {
-            let _ = responder.respond(&bytes);
-        }
-    }
-
-    /// Answers a cancel request, asking `decide` about each active goal it
-    /// names (ROS 2's rules: a zero id means every goal, a non-zero stamp
-    /// adds every goal accepted at or before it).
-    pub(crate) fn on_cancel(
-        &self,
-        request: CancelGoal_Request,
-        decide: &mut dyn FnMut(&GoalId) -> CancelResponse,
-    ) -> CancelGoal_Response {
-        let wanted = request.goal_info;
-        let all = wanted.goal_id.uuid == [0; 16];
-        let stamp_zero = wanted.stamp.sec == 0 && wanted.stamp.nanosec == 0;
-        let before = |s: &Time| (s.sec, s.nanosec) <= (wanted.stamp.sec, wanted.stamp.nanosec);
-        let candidates: Vec<(GoalId, Time, GoalStatus)> = {
-            let goals = lock(&self.goals);
-            if !all && !goals.contains_key(&wanted.goal_id.uuid) && stamp_zero {
-                return CancelGoal_Response {
-                    return_code: CancelGoal_Response::ERROR_UNKNOWN_GOAL_ID,
-                    goals_canceling: Vec::new(),
-                };
-            }
-            goals
-                .iter()
-                .filter(|(id, g)| {
-                    (all && stamp_zero)
-                        || **id == wanted.goal_id.uuid
-                        || (!stamp_zero && before(&g.stamp))
-                })
-                .map(|(id, g)| (*id, g.stamp.clone(), g.status))
-                .collect()
-        };
-        let mut canceling = Vec::new();
-        let mut any_active = false;
-        let mut changed = false;
-        for (id, stamp, status) in candidates {
-            if !status.is_active() {
-                continue;
-            }
-            any_active = true;
-            let moved = status != GoalStatus::Canceling
-                && decide(&id) == CancelResponse::Accept
-                && self
-                    .transition_quietly(&id, GoalStatus::Canceling, None)
-                    .is_ok();
-            changed |= moved;
-            let accepted = status == GoalStatus::Canceling || moved;
-            if accepted {
-                canceling.push(GoalInfo {
-                    goal_id: UUID { uuid: id },
-                    stamp,
-                });
-            }
-        }
-        // One status update for the whole request.
-        if changed {
-            self.publish_status();
-        }
-        let return_code = if !canceling.is_empty() {
-            CancelGoal_Response::ERROR_NONE
-        } else if any_active {
-            CancelGoal_Response::ERROR_REJECTED
-        } else if all {
-            CancelGoal_Response::ERROR_NONE
-        } else {
-            CancelGoal_Response::ERROR_GOAL_TERMINATED
-        };
-        CancelGoal_Response {
-            return_code,
-            goals_canceling: canceling,
-        }
     }
 }
 
