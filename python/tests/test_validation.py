@@ -28,6 +28,21 @@ def test_integers_out_of_range_name_the_field_and_the_range() -> None:
     check(UInt64(data=2**64 - 1))
 
 
+def test_the_ends_of_the_64_bit_ranges_round_trip_and_one_past_them_is_refused() -> None:
+    from hibari.msg import deserialize, serialize
+    from hibari.msg.std_msgs import Int64, UInt8, UInt64
+
+    for cls, value in ((Int64, -2**63), (Int64, 2**63 - 1), (UInt64, 2**64 - 1), (UInt64, 2**63),
+                       (UInt64, np.uint64(2**64 - 1)), (Int64, np.int8(-5)), (UInt8, True)):
+        back = deserialize(serialize(cls(data=value)), cls)
+        assert back.data == int(value) and type(back.data) is int, (cls, value)
+    refused(Int64(data=-2**63 - 1), ValueError, "std_msgs/msg/Int64.data: -9223372036854775809 is out of range for int64")
+    refused(Int64(data=2**63), ValueError, "9223372036854775808 is out of range for int64")
+    refused(UInt64(data=2**64), ValueError, "18446744073709551616 is out of range for uint64")
+    refused(UInt64(data=-2**70), ValueError, "is out of range for uint64")
+    refused(UInt64(data=1.0), TypeError, "std_msgs/msg/UInt64.data: expected int (uint64), got float")
+
+
 def test_wrong_types_name_the_field_and_what_was_expected() -> None:
     from hibari.msg.sensor_msgs import Image
     from hibari.msg.std_msgs import Bool, Float32, Header, String

@@ -13,6 +13,7 @@
 use hibari::interfaces::Primitive;
 use numpy::{dtype, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString};
@@ -29,7 +30,7 @@ pub(crate) fn numpy(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 }
 
 /// The numpy dtype of elements of `p`.
-fn element_dtype<'py>(py: Python<'py>, p: Primitive) -> Bound<'py, numpy::PyArrayDescr> {
+pub(crate) fn element_dtype<'py>(py: Python<'py>, p: Primitive) -> Bound<'py, numpy::PyArrayDescr> {
     use Primitive::*;
     match p {
         Bool => dtype::<bool>(py),
@@ -60,7 +61,7 @@ pub(crate) fn as_bytes<'py>(
     let array = match v.cast::<PyUntypedArray>() {
         Ok(a) => a.clone(),
         Err(_) => np
-            .call_method1("asarray", (v,))
+            .call_method1(intern!(py, "asarray"), (v,))
             .and_then(|a| Ok(a.cast_into::<PyUntypedArray>()?))
             .map_err(|_| {
                 PyTypeError::new_err(format!(
@@ -73,13 +74,22 @@ pub(crate) fn as_bytes<'py>(
             })?,
     };
     let want = element_dtype(py, p);
-    let array = if array.dtype().is_equiv_to(&want) {
+    let exact = array.dtype().is_equiv_to(&want);
+    if exact && array.ndim() == 1 && array.is_c_contiguous() {
+        // The common case (an `Image.data`, a `LaserScan.ranges`): no
+        // Python call at all for uint8, one `view` for other elements.
+        if matches!(p, Primitive::Byte | Primitive::Char | Primitive::UInt8) {
+            return Ok(array.into_any());
+        }
+        return Ok(array.call_method1(intern!(py, "view"), (dtype::<u8>(py),))?);
+    }
+    let array = if exact {
         array.into_any()
     } else {
         let kwargs = PyDict::new(py);
         kwargs.set_item("casting", "safe")?;
         array
-            .call_method("astype", (&want,), Some(&kwargs))
+            .call_method(intern!(py, "astype"), (&want,), Some(&kwargs))
             .map_err(|_| {
                 let got = array.dtype();
                 PyTypeError::new_err(format!(
@@ -98,9 +108,9 @@ pub(crate) fn as_bytes<'py>(
     let array = if contiguous {
         array
     } else {
-        np.call_method1("ascontiguousarray", (array,))?
+        np.call_method1(intern!(py, "ascontiguousarray"), (array,))?
     };
     Ok(array
-        .call_method1("reshape", (-1,))?
-        .call_method1("view", (dtype::<u8>(py),))?)
+        .call_method1(intern!(py, "reshape"), (-1,))?
+        .call_method1(intern!(py, "view"), (dtype::<u8>(py),))?)
 }

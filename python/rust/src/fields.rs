@@ -80,9 +80,18 @@ pub(crate) fn sequence<'py>(v: &Bound<'py, PyAny>) -> Result<Bound<'py, PyAny>> 
 }
 
 /// The integer in `v`, range-checked for `p`.
+///
+/// Every ROS integer fits an `i64` or a `u64`, so those two are tried (one C
+/// call each under the stable ABI, where `i128` takes several Python calls);
+/// an int that fits neither is out of range for any field.
 pub(crate) fn integer(v: &Bound<'_, PyAny>, p: Primitive) -> Result<i128> {
     let (lo, hi) = p.int_range().unwrap_or((0, 0));
-    let i: i128 = match v.extract() {
+    let wide = match v.extract::<i64>() {
+        Ok(i) => Ok(i128::from(i)),
+        Err(e) if e.is_instance_of::<PyOverflowError>(v.py()) => v.extract::<u64>().map(i128::from),
+        Err(e) => Err(e),
+    };
+    let i: i128 = match wide {
         Ok(i) => i,
         Err(e) if e.is_instance_of::<PyOverflowError>(v.py()) => {
             return Err(FieldError::value_error(format!(

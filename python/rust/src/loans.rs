@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use hibari::{PublisherLoan, Serialized};
 use pyo3::exceptions::{PyBufferError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -85,10 +86,10 @@ impl LoanBuffer {
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("version", 3)?;
-        d.set_item("shape", (self.count,))?;
-        d.set_item("typestr", self.typestr)?;
-        d.set_item("data", (self.address, false))?;
+        d.set_item(intern!(py, "version"), 3)?;
+        d.set_item(intern!(py, "shape"), (self.count,))?;
+        d.set_item(intern!(py, "typestr"), self.typestr)?;
+        d.set_item(intern!(py, "data"), (self.address, false))?;
         Ok(d)
     }
 }
@@ -163,7 +164,7 @@ impl Loan {
             count,
             typestr: typestr(place.element, false),
         };
-        let array = numpy(py)?.call_method1("asarray", (buffer,))?;
+        let array = numpy(py)?.call_method1(intern!(py, "asarray"), (buffer,))?;
         message.setattr(py_name.bind(py), &array)?;
         Ok(Loan {
             memory,
@@ -292,10 +293,10 @@ impl Loan {
     fn array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut data = self.data(py)?.into_bound(py);
         if let Some(dtype) = &self.form.dtype {
-            data = data.call_method1("view", (dtype,))?;
+            data = data.call_method1(intern!(py, "view"), (dtype,))?;
         }
         if let Some(shape) = &self.form.shape {
-            data = data.call_method1("reshape", (shape,))?;
+            data = data.call_method1(intern!(py, "reshape"), (shape,))?;
         }
         Ok(data)
     }

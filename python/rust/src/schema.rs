@@ -131,6 +131,11 @@ fn resolve_message(name: &str) -> PyResult<TypeName> {
 
 /// The compiled schema of the message type `name`.
 pub(crate) fn schema(py: Python<'_>, name: &str) -> PyResult<Arc<Schema>> {
+    // The cache is keyed by full names (`pkg/msg/T`, a class's `_type`): a
+    // hit needs no resolution, and a compiled type keeps its schema anyway.
+    if let Some(s) = cached(name) {
+        return Ok(s);
+    }
     let full = resolve_message(name)?.to_string();
     if let Some(s) = cached(&full) {
         return Ok(s);

@@ -8,15 +8,24 @@
 //! message) still refers to it. The interface marks the memory read-only:
 //! numpy refuses writes, and refuses to make the array writeable again.
 //!
+//! numpy reads the description through `__array_struct__` (a capsule
+//! holding numpy's `PyArrayInterface`, with the element's dtype object), the
+//! fast form of the protocol: no dict to build, no type string to parse.
+//! `__array_interface__` describes the same array for other readers.
+//!
 //! Only the address of bytes that never change is handed out: the bytes of a
 //! `CdrBytes` are immutable for its whole life, and this object keeps them
 //! alive, so no `unsafe` is needed on this side.
 
+use std::ffi::{c_char, c_int};
+
 use hibari::interfaces::Primitive;
 use hibari::CdrBytes;
+use numpy::PyArrayDescr;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyDict;
+use pyo3::types::{PyCapsule, PyDict};
 
 /// One primitive array inside a received sample, offered to numpy.
 #[pyclass(frozen, weakref, module = "hibari._hibari")]
@@ -25,6 +34,9 @@ pub struct SampleBuffer {
     offset: usize,
     count: usize,
     typestr: &'static str,
+    itemsize: usize,
+    /// The element type, in the sample's byte order.
+    dtype: Py<PyArrayDescr>,
 }
 
 /// numpy's type string for elements of `p` in the given byte order.
@@ -65,14 +77,56 @@ pub(crate) fn array<'py>(
     big_endian: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let asarray = ASARRAY.import(py, "numpy", "asarray")?;
+    let typestr = typestr(p, big_endian);
+    let dtype = if big_endian {
+        PyArrayDescr::new(py, typestr)?
+    } else {
+        crate::arrays::element_dtype(py, p)
+    };
     let buffer = SampleBuffer {
         bytes: bytes.clone(),
         offset,
         count,
-        typestr: typestr(p, big_endian),
+        typestr,
+        itemsize: p.size(),
+        dtype: dtype.unbind(),
     };
     asarray.call1((buffer,))
 }
+
+/// numpy's `PyArrayInterface` (`numpy/ndarraytypes.h`), the contents of an
+/// `__array_struct__` capsule, with its pointers held as addresses; then
+/// what those addresses point to, owned by the capsule.
+#[repr(C)]
+struct ArrayStruct {
+    /// Always 2.
+    two: c_int,
+    nd: c_int,
+    typekind: c_char,
+    itemsize: c_int,
+    flags: c_int,
+    /// `npy_intp *`: `dims`.
+    shape: usize,
+    /// `npy_intp *`: none, C order.
+    strides: usize,
+    /// `void *`: the first element.
+    data: usize,
+    /// `PyObject *`: `dtype` (read because of `HAS_DESCR`).
+    descr: usize,
+    dims: Box<[isize; 1]>,
+    dtype: Py<PyArrayDescr>,
+}
+
+// The addresses stand for C pointers.
+const _: () = assert!(std::mem::size_of::<usize>() == std::mem::size_of::<*const u8>());
+
+/// numpy's array flags (`NPY_ARRAY_*`); `WRITEABLE` (0x400) is left out.
+const C_CONTIGUOUS: c_int = 0x1;
+const ALIGNED: c_int = 0x100;
+/// The bytes are in the order of `descr`, which says which (numpy must
+/// not swap them again, nor clear this flag in the capsule).
+const NOTSWAPPED: c_int = 0x200;
+const HAS_DESCR: c_int = 0x800;
 
 #[pymethods]
 impl SampleBuffer {
@@ -81,11 +135,39 @@ impl SampleBuffer {
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("version", 3)?;
-        d.set_item("shape", (self.count,))?;
-        d.set_item("typestr", self.typestr)?;
-        d.set_item("data", (self.address(), true))?;
+        d.set_item(intern!(py, "version"), 3)?;
+        d.set_item(intern!(py, "shape"), (self.count,))?;
+        d.set_item(intern!(py, "typestr"), self.typestr)?;
+        d.set_item(intern!(py, "data"), (self.address(), true))?;
         Ok(d)
+    }
+
+    /// numpy's array struct interface: the same array as
+    /// `__array_interface__`, read-only, in a capsule numpy reads directly.
+    #[getter]
+    fn __array_struct__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let dims = Box::new([isize::try_from(self.count).unwrap_or(isize::MAX)]);
+        let aligned = if self.address().is_multiple_of(self.itemsize) {
+            ALIGNED
+        } else {
+            0
+        };
+        let inner = ArrayStruct {
+            two: 2,
+            nd: 1,
+            typekind: self.typestr.as_bytes()[1] as c_char,
+            itemsize: self.itemsize as c_int,
+            flags: C_CONTIGUOUS | aligned | NOTSWAPPED | HAS_DESCR,
+            shape: dims.as_ptr() as usize,
+            strides: 0,
+            data: self.address(),
+            descr: self.dtype.as_ptr() as usize,
+            dims,
+            dtype: self.dtype.clone_ref(py),
+        };
+        // numpy asks for the pointer of a capsule without a name.
+        #[allow(deprecated)]
+        PyCapsule::new(py, inner, None)
     }
 
     /// The address of the first element (for tests that check sharing).
