@@ -8,6 +8,7 @@ one process and between two, reliable and best effort; and rospy's, with
     python bench/e4.py --records                        # + one RECORD {json} line per series
     python bench/e4.py --rust /path/to/e4_rust          # default: $CARGO_TARGET_DIR/release/examples/e4_rust
     python bench/e4.py --no-rospy
+    python bench/e4.py --placement cross           # publisher on CPU 0, subscriber on CPU 1 (default: both on 0)
 
 What is timed (the Rust twin, python/rust/examples/e4_rust.rs, does the
 same): the message holds the application's pixels (a numpy array here, a
@@ -46,6 +47,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import numpy as np
+
+from placement import PLACEMENTS, pin
 
 SIZES = [1024, 65536, 1048576, 4194304, 6220800]
 HERE = Path(__file__).resolve().parent
@@ -106,7 +109,7 @@ def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, An
     pub = node.create_publisher(Image, "/e4", qos_of(qos))
     executor = hibari.SingleThreadedExecutor()
     executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner = threading.Thread(target=lambda: (pin(1), executor.spin()), daemon=True)
     spinner.start()
     frame = frame_of(size)
     msg = Image(height=1, width=size, encoding="mono8", step=size, data=frame)
@@ -138,6 +141,7 @@ def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, An
 
 def child(size: int, count: int, qos: str, topic: str) -> None:
     """The subscriber process of the ``shm`` set-up."""
+    pin(1)
     import hibari
     from hibari.msg.sensor_msgs import Image
 
@@ -258,7 +262,7 @@ def record(series: Dict[str, Any], *, language: str, transport: str, setup: str,
         "ctx_switches": int(series.get("ctx_switches", 0)), "published": False, "rep": 0,
         "setup": f"{setup}, {qos.replace('_', ' ')}" + (", publish call" if what == "publish" else ""),
         "note": ("publish-call time" if what == "publish" else "end-to-end latency, closed loop")
-                + (f"; {note}" if note else ""),
+                + (f"; {note}" if note else "") + f"; CPUs pub,sub {os.environ.get('HIBARI_E4_CPUS') or 'free'}",
         "duration_s": round(series.get("duration_s", 0.0), 4),
     })
     return rec
@@ -292,11 +296,15 @@ def main() -> None:
     ap.add_argument("--rospy-python", default="/usr/bin/python3")
     ap.add_argument("--records", action="store_true", help="print one RECORD {json} line per series")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--placement", choices=sorted(PLACEMENTS), default="same",
+                    help="publisher and subscriber on one CPU (same), on two (cross), or as the kernel likes (free)")
     ap.add_argument("--child", nargs=4, metavar=("SIZE", "COUNT", "QOS", "TOPIC"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(int(args.child[0]), int(args.child[1]), args.child[2], args.child[3])
         return
+    os.environ["HIBARI_E4_CPUS"] = PLACEMENTS[args.placement]
+    pin(0)
     sizes = [int(s) for s in args.sizes.split(",")]
     setups = args.setups.split(",")
     qoses = args.qos.split(",")

@@ -33,6 +33,8 @@ import tempfile
 import time
 import xmlrpc.client
 
+from placement import pin
+
 SIZES = [1024, 65536, 1048576, 4194304, 6220800]
 
 
@@ -114,6 +116,7 @@ def child(count, topic, out):
     import rospy
     from sensor_msgs.msg import Image
 
+    pin(1)
     rospy.init_node("e4_rospy_sub", anonymous=True, disable_signals=True)
     e2e = []
     state = {"cpu0": None, "cs0": None, "seq": -1}
@@ -221,7 +224,8 @@ def record(series, size, what):
                 "ctx_switches": int(series["ctx_switches"]), "published": False, "rep": 0,
                 "setup": "two processes, reliable" + (", publish call" if what == "publish" else ""),
                 "note": ("rospy publish-call time (tobytes + publish, queue_size=None)" if what == "publish"
-                         else "rospy end-to-end latency, closed loop, tcp_nodelay"),
+                         else "rospy end-to-end latency, closed loop, tcp_nodelay")
+                + f"; CPUs pub,sub {os.environ.get('HIBARI_E4_CPUS') or 'free'}",
                 "duration_s": round(series["duration_s"], 4)})
     return rec
 
@@ -236,6 +240,7 @@ def main():
     if args.child:
         child(int(args.child[0]), args.child[1], int(args.child[2]))
         return
+    pin(0)
     if shutil.which("roscore") is None:
         raise SystemExit("roscore is not on PATH (Debian package ros-core)")
     master = Master()

@@ -48,6 +48,20 @@ fn qos(name: &str) -> Result<QosProfile, Error> {
     }
 }
 
+/// Pins the calling thread (and what it starts later) to the CPU e4.py gave
+/// `role` (0: publisher, 1: subscriber) in `HIBARI_E4_CPUS=pub,sub`; unset:
+/// the kernel places (python/bench/placement.py says why this matters).
+fn pin(role: usize) {
+    let cpus: Vec<usize> = std::env::var("HIBARI_E4_CPUS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|c| c.trim().parse().ok())
+        .collect();
+    if let Some(&id) = cpus.get(role).filter(|_| cpus.len() == 2) {
+        core_affinity::set_for_current(core_affinity::CoreId { id });
+    }
+}
+
 fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -128,7 +142,10 @@ fn one_process(
     executor.add_node(&node)?;
     let spinner = (mode == "thread").then(|| {
         let e = executor.clone();
-        std::thread::spawn(move || e.spin())
+        std::thread::spawn(move || {
+            pin(1);
+            e.spin()
+        })
     });
     let pixels = vec![7u8; size];
     let warmup = n / 10 + 5;
@@ -282,8 +299,10 @@ fn main() -> Result<(), Error> {
             Ok(value(flag).ok_or(format!("{flag} is needed"))?.parse()?)
         };
         let topic = value("--topic").ok_or("--topic is needed")?;
+        pin(1);
         return subscriber(num("--size")?, num("--count")?, &qos_name, &topic);
     }
+    pin(0);
     let sizes: Vec<usize> = match value("--sizes") {
         Some(list) => list.split(',').map(str::parse).collect::<Result<_, _>>()?,
         None => DEFAULT_SIZES.to_vec(),
