@@ -21,8 +21,9 @@ case "$mode" in ""|--check|--no-install) ;; *) die "unknown option '$mode' (use 
 # --- Debian packages ----------------------------------------------------------------------
 # ros-core: roscore (rosmaster, rosout); the -dev packages carry roscpp and the message headers
 # (header-only, found through pkg-config); python3-* carry rospy and its message classes, which
-# exist only for Debian's /usr/bin/python3.
-PKGS=(ros-core libroscpp-dev libstd-msgs-dev libsensor-msgs-dev
+# exist only for Debian's /usr/bin/python3. libjpeg-dev is libjpeg-turbo (libjpeg API) for the
+# publisher's JPEG series (E1's CompressedImage).
+PKGS=(ros-core libroscpp-dev libstd-msgs-dev libsensor-msgs-dev libjpeg-dev
       python3-rospy python3-std-msgs python3-sensor-msgs g++ pkg-config)
 missing=()
 for p in "${PKGS[@]}"; do
@@ -48,8 +49,8 @@ fi
 # --- checks ---------------------------------------------------------------------------------
 command -v roscore >/dev/null 2>&1 || die "roscore not on PATH after installing ros-core"
 pkg-config --exists roscpp || die "pkg-config does not know roscpp (package libroscpp-dev)"
-for h in sensor_msgs/LaserScan.h sensor_msgs/Image.h std_msgs/UInt8MultiArray.h; do
-  [ -f "/usr/include/$h" ] || die "header /usr/include/$h missing (libsensor-msgs-dev / libstd-msgs-dev)"
+for h in sensor_msgs/LaserScan.h sensor_msgs/Image.h sensor_msgs/CompressedImage.h std_msgs/UInt8MultiArray.h jpeglib.h; do
+  [ -f "/usr/include/$h" ] || die "header /usr/include/$h missing (libsensor-msgs-dev / libstd-msgs-dev / libjpeg-dev)"
 done
 /usr/bin/python3 -c 'import rospy, sensor_msgs.msg, std_msgs.msg' 2>/dev/null \
   || die "/usr/bin/python3 cannot import rospy/sensor_msgs/std_msgs (python3-rospy, python3-sensor-msgs, python3-std-msgs)"
@@ -63,9 +64,9 @@ read -r -a ROS_FLAGS <<<"$(pkg-config --cflags --libs roscpp)"
 for prog in ros1_pub ros1_sub; do
   src=$SRC/src/${prog#ros1_}.cpp
   bin=$OUT/$prog
-  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$SRC/src/common.hpp" -nt "$bin" ]; then
+  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] || [ "$SRC/src/common.hpp" -nt "$bin" ] || [ "$SRC/src/jpeg.hpp" -nt "$bin" ]; then
     log "$CXX $CXXFLAGS -std=c++17 $(basename "$src") -> $bin"
-    "$CXX" $CXXFLAGS -std=c++17 -Wall -Wextra -o "$bin.tmp" "$src" "${ROS_FLAGS[@]}" -lpthread \
+    "$CXX" $CXXFLAGS -std=c++17 -Wall -Wextra -o "$bin.tmp" "$src" "${ROS_FLAGS[@]}" -ljpeg -lpthread \
       || die "compiling $src failed"
     mv "$bin.tmp" "$bin"
   fi

@@ -35,10 +35,11 @@ def log(msg):
 def parse(argv):
     p = argparse.ArgumentParser(description="Run ROS 1 peer cells; JSON lines on stdout.")
     p.add_argument("--preset", choices=["e1", "e3", "e4", "quick"], help="run a list of cells")
-    p.add_argument("--type", default="laser", choices=["laser", "image", "bytes"])
+    p.add_argument("--type", default="laser", choices=["laser", "image", "jpeg", "bytes"])
     p.add_argument("--ranges", type=int, default=1000, help="LaserScan ranges (floats)")
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=480)
+    p.add_argument("--quality", type=int, default=30, help="JPEG quality (--type jpeg)")
     p.add_argument("--size", type=int, default=1024, help="bytes payload length (>= 16)")
     p.add_argument("--rate", type=float, default=100.0, help="publish rate, Hz")
     p.add_argument("--count", type=int, default=200, help="measured messages")
@@ -63,20 +64,22 @@ def parse(argv):
     a = p.parse_args(argv)
     if a.rate <= 0 or a.count <= 0 or a.warmup < 0 or a.reps <= 0:
         p.error("--rate, --count and --reps must be > 0, --warmup >= 0")
+    if (a.type == "jpeg" or a.preset == "e1") and "py" in (a.pub, a.sub):
+        p.error("jpeg cells are roscpp only (--pub cpp --sub cpp)")
     return a
 
 
 def cells(a):
     """The cells to run, as dicts of cell options."""
-    base = dict(type=a.type, ranges=a.ranges, width=a.width, height=a.height, size=a.size,
+    base = dict(type=a.type, ranges=a.ranges, width=a.width, height=a.height, quality=a.quality, size=a.size,
                 rate=a.rate, count=a.count, warmup=a.warmup, queue=a.queue, pub=a.pub,
                 sub=a.sub, sync=a.sync, nodelay=a.tcp_nodelay)
     if a.preset == "e3":
         out = [dict(base, type="laser", rate=r, ranges=n, nodelay=nd)
                for r in (100.0, 10.0) for n in (10, 100, 1000, 10000, 100000) for nd in (False, True)]
     elif a.preset == "e1":
-        out = [dict(base, type="image", width=640, height=480, rate=VGA_PERIOD_HZ, count=500, nodelay=nd)
-               for nd in (False, True)]
+        out = [dict(base, type=t, width=640, height=480, quality=30, rate=VGA_PERIOD_HZ, count=500, nodelay=nd)
+               for t in ("image", "jpeg") for nd in (False, True)]
     elif a.preset == "e4":
         out = [dict(base, type="bytes", size=s, rate=10.0, count=100, pub=pl, sub="cpp", nodelay=False)
                for s in (1024, 102400, 1048576, 4194304) for pl in ("cpp", "py")]
@@ -220,7 +223,8 @@ def run_cell(c, a, master, idx, rep):
     pub_cmd = ([os.path.join(a.bin_dir, "ros1_pub")] if c["pub"] == "cpp"
                else [PY, os.path.join(HERE, "py", "pub.py")]) + common
     pub_cmd += {"laser": ["--ranges", str(c["ranges"])], "bytes": ["--size", str(c["size"])],
-                "image": ["--width", str(c["width"]), "--height", str(c["height"])]}[c["type"]]
+                "image": ["--width", str(c["width"]), "--height", str(c["height"])],
+                "jpeg": ["--width", str(c["width"]), "--height", str(c["height"]), "--quality", str(c["quality"])]}[c["type"]]
     if c["sync"] and c["pub"] == "py":
         pub_cmd += ["--sync"]
 
@@ -254,7 +258,7 @@ def run_cell(c, a, master, idx, rep):
 
 def label(c):
     size = {"laser": f"ranges={c['ranges']}", "image": f"{c['width']}x{c['height']}",
-            "bytes": f"size={c['size']}"}[c["type"]]
+            "jpeg": f"{c['width']}x{c['height']} q{c['quality']}", "bytes": f"size={c['size']}"}[c["type"]]
     nd = " nodelay" if c["nodelay"] else ""
     return f"{c['type']} {size} {c['rate']:.4g}Hz {c['pub']}->{c['sub']}{nd}"
 
@@ -265,7 +269,8 @@ def record(c, a, p, s, rep, error, load1, busy_cores, csv):
          "transport": "tcpros+tcpNoDelay" if c["nodelay"] else "tcpros",
          "language": langs[c["pub"]] if c["pub"] == c["sub"] else f"{langs[c['pub']]}->{langs[c['sub']]}",
          "pub_lang": langs[c["pub"]], "sub_lang": langs[c["sub"]], "msg_type":
-         {"laser": "sensor_msgs/LaserScan", "image": "sensor_msgs/Image", "bytes": "std_msgs/UInt8MultiArray"}[c["type"]],
+         {"laser": "sensor_msgs/LaserScan", "image": "sensor_msgs/Image", "jpeg": "sensor_msgs/CompressedImage",
+          "bytes": "std_msgs/UInt8MultiArray"}[c["type"]],
          "label": label(c), "size_bytes": s.get("size_bytes", p.get("size_bytes")), "rate_hz": c["rate"],
          "tcp_nodelay": c["nodelay"], "queue": c["queue"], "rep": rep, "published": False, "ok": error is None,
          "sent": p.get("sent"), "received": s.get("received"), "lost": s.get("lost")}
@@ -273,6 +278,9 @@ def record(c, a, p, s, rep, error, load1, busy_cores, csv):
         r["ranges"] = c["ranges"]
     if c["type"] == "image":
         r.update(width=c["width"], height=c["height"], encoding="rgb8")
+    if c["type"] == "jpeg":
+        r.update(width=c["width"], height=c["height"], encoding="jpeg", quality=c["quality"],
+                 jpeg_bytes_mean=p.get("jpeg_bytes_mean"), encode_mean_us=p.get("encode_mean_us"))
     for k in ("p50", "p90", "p99", "p999", "max", "min", "mean", "stddev"):
         r[f"{k}_us"] = s.get(f"{k}_us")
     r["cpu_pub_s"], r["cpu_sub_s"] = p.get("cpu_s"), s.get("cpu_s")

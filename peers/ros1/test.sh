@@ -34,6 +34,7 @@ PY
 check "laser roscpp->roscpp"            --type laser --ranges 1000
 check "laser roscpp->roscpp tcpNoDelay" --type laser --ranges 1000 --tcp-nodelay
 check "image roscpp->roscpp"            --type image --width 64 --height 48
+check "jpeg roscpp->roscpp"             --type jpeg --width 64 --height 48 --quality 30
 check "bytes rospy->roscpp"             --type bytes --size 4096 --pub py
 check "laser rospy->rospy"              --type laser --ranges 100 --pub py --sub py
 check "bytes roscpp->rospy"             --type bytes --size 4096 --sub py

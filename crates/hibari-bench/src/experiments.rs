@@ -1,9 +1,10 @@
 //! The experiments: each is a list of [`Step`]s (so the progress bar knows
-//! its length), run one after another into [`Record`]s.
+//! its length), run one after another into [`Record`](crate::Record)s
+//! (`execute.rs`).
 //!
 //! | name | what |
 //! |---|---|
-//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 60), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 beside it |
+//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 60), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 raw and JPEG (libjpeg-turbo, same frame) beside it, with and without tcpNoDelay |
 //! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
@@ -11,11 +12,13 @@
 
 use std::path::PathBuf;
 
-use crate::external::{self, IpcCell, Ros1Cell, ZenohCells};
-use crate::record::Record;
-use crate::run::{run_series, ChildCommand, SeriesSpec};
-use crate::stats::Stats;
+use crate::external::{IpcCell, Ros1Cell, ZenohCells};
+use crate::run::{ChildCommand, SeriesSpec};
 use crate::workload::{Kind, Schedule};
+
+mod execute;
+
+pub use execute::{finish, run_experiment, run_step};
 
 /// Every experiment, in the order `all` runs them.
 pub const ALL: [&str; 6] = [
@@ -127,13 +130,10 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 ));
             }
             if cfg.peers {
-                steps.push(Step::Ros1(Ros1Cell::image(
-                    "e1-images",
-                    640,
-                    480,
-                    1000.0 / 30.0,
-                    count,
-                )));
+                let rate = 1000.0 / 30.0;
+                steps.push(Step::Ros1(Ros1Cell::image("e1-images", w, h, rate, count)));
+                let jpeg = Ros1Cell::jpeg("e1-images", w, h, 30, rate, count);
+                steps.push(Step::Ros1(jpeg));
             }
         }
         "e3-laserscan" => {
@@ -269,102 +269,3 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
 
 /// An experiment by name (`all` is the caller's loop over [`ALL`]).
 pub type Experiment = &'static str;
-
-/// Runs one step: its records (one per repetition), and notes (lines for
-/// the report: failures, "not available", external programs' output).
-pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
-    let mut records = Vec::new();
-    let mut notes = Vec::new();
-    match step {
-        Step::Series {
-            experiment,
-            transport,
-            setup,
-            spec,
-        } => {
-            for rep in 0..cfg.reps {
-                match run_series(spec, &cfg.child) {
-                    Ok(o) => {
-                        let stats = Stats::of(&o.latencies_ns);
-                        let received = o.latencies_ns.len() as u64;
-                        records.push(Record {
-                            experiment: experiment.to_string(),
-                            system: "hibari".into(),
-                            transport: transport.clone(),
-                            language: "rust".into(),
-                            size_bytes: spec.kind.payload_bytes(),
-                            rate_hz: spec.schedule.rate_hz,
-                            sent: o.sent,
-                            received,
-                            lost: o.sent.saturating_sub(received),
-                            stats,
-                            cpu_pub_s: o.publisher.cpu_s(),
-                            cpu_sub_s: o.subscriber.cpu_s(),
-                            ctx_switches: o.publisher.switches() + o.subscriber.switches(),
-                            published: false,
-                            rep,
-                            setup: setup.clone(),
-                            note: if spec.two_processes {
-                                "CPU per process"
-                            } else {
-                                "CPU per thread (publisher, executor)"
-                            }
-                            .into(),
-                            duration_s: o.seconds,
-                            series_us: o.latencies_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
-                        });
-                    }
-                    Err(e) => notes.push(format!(
-                        "{experiment} {transport} ({setup}) {:?} failed: {e}",
-                        spec.kind
-                    )),
-                }
-            }
-        }
-        Step::Ipc(cell) => {
-            for rep in 0..cfg.reps {
-                match external::ipc_cell(cell, &cfg.child) {
-                    Ok(mut r) => {
-                        r.rep = rep;
-                        records.push(r);
-                    }
-                    Err(e) => notes.push(format!("latency {cell} failed: {e}")),
-                }
-            }
-        }
-        Step::Zenoh(cells) => {
-            let (r, n) = external::zenoh(cells, cfg);
-            records.extend(r);
-            notes.extend(n);
-        }
-        Step::Ros1(cell) => {
-            let (r, n) = external::ros1(cell, cfg);
-            records.extend(r);
-            notes.extend(n);
-        }
-        Step::External(name) => {
-            let (r, n) = external::program(name, cfg);
-            records.extend(r);
-            notes.extend(n);
-        }
-    }
-    (records, notes)
-}
-
-/// Runs a whole experiment without a progress bar.
-pub fn run_experiment(name: &str, cfg: &Config) -> Option<(Vec<Record>, Vec<String>)> {
-    let steps = plan(name, cfg)?;
-    let (mut records, mut notes) = (Vec::new(), Vec::new());
-    for s in &steps {
-        let (r, n) = run_step(s, cfg);
-        records.extend(r);
-        notes.extend(n);
-    }
-    finish();
-    Some((records, notes))
-}
-
-/// Stops what the steps left running for later steps (the ROS 1 master).
-pub fn finish() {
-    crate::ros1::stop_master();
-}

@@ -4,21 +4,22 @@
 //! becomes the record's series, so ROS 1 appears in the per-message plots
 //! beside hibari.
 //!
-//! One roscore serves the whole bench run ([`RosMaster`]): the peer uses the
+//! One roscore serves the whole bench run (`ros1/master.rs`): the peer uses the
 //! master at `$ROS_MASTER_URI` when it answers, so the bench starts one on a
 //! free port at the first cell and stops it with [`stop_master`], saving the
 //! second the peer would spend starting its own for every cell.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-use rustix::process::{kill_process, Pid, Signal};
+use std::process::{Command, Stdio};
 
 use crate::experiments::Config;
 use crate::record::Record;
 use crate::stats::Stats;
+
+mod master;
+
+use master::master_uri;
+pub use master::stop_master;
 
 /// One call of the ROS 1 peer.
 #[derive(Debug, Clone)]
@@ -53,6 +54,29 @@ impl Ros1Cell {
         let a = ["--type", "image", "--width", &w, "--height", &h];
         Self::new(experiment, a.map(String::from).to_vec(), rate, count)
     }
+    /// `CompressedImage`: the rgb8 frame JPEG-encoded at `quality` for every
+    /// message by the publisher (libjpeg-turbo), encode time inside the latency.
+    pub fn jpeg(
+        experiment: &'static str,
+        w: u32,
+        h: u32,
+        quality: u8,
+        rate: f64,
+        count: u64,
+    ) -> Ros1Cell {
+        let (w, h, q) = (w.to_string(), h.to_string(), quality.to_string());
+        let a = [
+            "--type",
+            "jpeg",
+            "--width",
+            &w,
+            "--height",
+            &h,
+            "--quality",
+            &q,
+        ];
+        Self::new(experiment, a.map(String::from).to_vec(), rate, count)
+    }
     /// `UInt8MultiArray` of `size` bytes.
     pub fn bytes(experiment: &'static str, size: u32, rate: f64, count: u64) -> Ros1Cell {
         let a = ["--type", "bytes", "--size", &size.to_string()];
@@ -79,6 +103,10 @@ impl Ros1Cell {
             .or_else(|| {
                 get("--width").map(|w| format!("{w}x{}", get("--height").unwrap_or_default()))
             })
+            .map(|s| match get("--quality") {
+                Some(q) => format!("{s} q{q}"),
+                None => s,
+            })
             .unwrap_or_default();
         format!(
             "{} ROS 1 {} {size} @ {} Hz",
@@ -90,76 +118,6 @@ impl Ros1Cell {
 }
 
 const HOW: &str = "ROS 1 peer not available: run scripts/ros1-peer.sh (installs Debian's ros-core and builds the peer programs)";
-
-/// The roscore this run started, if any.
-struct RosMaster {
-    child: Child,
-    uri: String,
-    home: PathBuf,
-}
-
-static MASTER: Mutex<Option<RosMaster>> = Mutex::new(None);
-
-fn free_port() -> Option<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
-    Some(l.local_addr().ok()?.port())
-}
-
-/// The URI of this run's roscore, started on first use; `None` when it
-/// cannot start (the peer then starts its own, or says why not).
-fn master_uri() -> Option<String> {
-    let mut m = MASTER.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(m) = m.as_ref() {
-        return Some(m.uri.clone());
-    }
-    let port = free_port()?;
-    let home = std::env::temp_dir().join(format!("hibari-bench-roshome-{}", std::process::id()));
-    std::fs::create_dir_all(&home).ok()?;
-    let uri = format!("http://127.0.0.1:{port}");
-    let mut child = Command::new("roscore")
-        .args(["-p", &port.to_string()])
-        .env("ROS_MASTER_URI", &uri)
-        .env("ROS_IP", "127.0.0.1")
-        .env("ROS_HOME", &home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    while std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-        if Instant::now() > deadline || !matches!(child.try_wait(), Ok(None)) {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300)); // rosout registers
-    *m = Some(RosMaster {
-        child,
-        uri: uri.clone(),
-        home,
-    });
-    Some(uri)
-}
-
-/// Stops the roscore this run started (SIGINT, as `roscore` expects, then kill).
-pub fn stop_master() {
-    let _ = std::fs::remove_dir(csv_dir()); // emptied cell by cell
-    let mut m = MASTER.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(mut r) = m.take() {
-        let _ = kill_process(Pid::from_child(&r.child), Signal::INT);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while matches!(r.child.try_wait(), Ok(None)) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = r.child.kill();
-        let _ = r.child.wait();
-        let _ = std::fs::remove_dir_all(&r.home);
-    }
-}
 
 /// Where the peer writes this run's per-message CSVs.
 fn csv_dir() -> PathBuf {
@@ -197,6 +155,8 @@ pub fn ros1(cell: &Ros1Cell, cfg: &Config) -> (Vec<Record>, Vec<String>) {
     let csv_dir = csv_dir();
     let mut cmd = Command::new(&script);
     cmd.args(&cell.args).arg("--csv-dir").arg(&csv_dir);
+    // The peer repeats its cells itself (one roscore call for all repetitions).
+    cmd.args(["--reps", &cfg.reps.to_string()]);
     if let Some(uri) = master_uri() {
         cmd.env("ROS_MASTER_URI", uri).env("ROS_IP", "127.0.0.1");
     }
@@ -217,55 +177,7 @@ pub fn ros1(cell: &Ros1Cell, cfg: &Config) -> (Vec<Record>, Vec<String>) {
             notes.push(format!("ROS 1 {}: {}", v["label"], v["error"]));
             continue;
         }
-        let f = |k: &str| v.get(k).and_then(|x| x.as_f64()).unwrap_or(0.0);
-        let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
-        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
-        let series_us = match v.get("csv").and_then(|c| c.as_str()) {
-            Some(p) => {
-                let series = read_series(Path::new(p));
-                let _ = std::fs::remove_file(p);
-                series
-            }
-            None => Vec::new(),
-        };
-        records.push(Record {
-            experiment: cell.experiment.into(),
-            system: "ros1".into(),
-            transport: s("transport"),
-            language: s("language"),
-            size_bytes: u("size_bytes"),
-            rate_hz: f("rate_hz"),
-            sent: u("sent"),
-            received: u("received"),
-            lost: u("lost"),
-            stats: Stats {
-                count: u("received"),
-                p50_us: f("p50_us"),
-                p90_us: f("p90_us"),
-                p99_us: f("p99_us"),
-                p999_us: f("p999_us"),
-                max_us: f("max_us"),
-                mean_us: f("mean_us"),
-                stddev_us: f("stddev_us"),
-                min_us: f("min_us"),
-            },
-            cpu_pub_s: f("cpu_pub_s"),
-            cpu_sub_s: f("cpu_sub_s"),
-            ctx_switches: u("ctx_switches"),
-            published: false,
-            rep: u("rep") as u32,
-            setup: "two processes".into(),
-            note: format!(
-                "peers/ros1 (roscpp), CPU per process, bunched {:.1}%",
-                f("bunched_pct")
-            ),
-            duration_s: if f("rate_hz") > 0.0 {
-                u("sent") as f64 / f("rate_hz")
-            } else {
-                0.0
-            },
-            series_us,
-        });
+        records.push(record_of(&v, cell.experiment));
     }
     if records.is_empty() && notes.is_empty() {
         notes.push(format!(
@@ -274,6 +186,75 @@ pub fn ros1(cell: &Ros1Cell, cfg: &Config) -> (Vec<Record>, Vec<String>) {
         ));
     }
     (records, notes)
+}
+
+/// The record of one line of the peer's output (its per-message CSV, when
+/// named, becomes the series and is removed).
+fn record_of(v: &serde_json::Value, experiment: &'static str) -> Record {
+    let f = |k: &str| v.get(k).and_then(|x| x.as_f64()).unwrap_or(0.0);
+    let u = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+    // Images are labelled like hibari's series (`shm raw`, `shm jpeg q30`), and a JPEG
+    // series counts the frame's pixels as its size, as hibari's does.
+    let (variant, size_bytes, jpeg_note) = match s("msg_type").as_str() {
+        "sensor_msgs/Image" => (" raw".to_string(), u("size_bytes"), String::new()),
+        "sensor_msgs/CompressedImage" => (
+            format!(" jpeg q{}", u("quality")),
+            u("width") * u("height") * 3,
+            format!(
+                ", JPEG {:.0} B mean (libjpeg-turbo), encode {:.0} µs mean",
+                f("jpeg_bytes_mean"),
+                f("encode_mean_us")
+            ),
+        ),
+        _ => (String::new(), u("size_bytes"), String::new()),
+    };
+    let series_us = match v.get("csv").and_then(|c| c.as_str()) {
+        Some(p) => {
+            let series = read_series(Path::new(p));
+            let _ = std::fs::remove_file(p);
+            series
+        }
+        None => Vec::new(),
+    };
+    Record {
+        experiment: experiment.into(),
+        system: "ros1".into(),
+        transport: s("transport") + &variant,
+        language: s("language"),
+        size_bytes,
+        rate_hz: f("rate_hz"),
+        sent: u("sent"),
+        received: u("received"),
+        lost: u("lost"),
+        stats: Stats {
+            count: u("received"),
+            p50_us: f("p50_us"),
+            p90_us: f("p90_us"),
+            p99_us: f("p99_us"),
+            p999_us: f("p999_us"),
+            max_us: f("max_us"),
+            mean_us: f("mean_us"),
+            stddev_us: f("stddev_us"),
+            min_us: f("min_us"),
+        },
+        cpu_pub_s: f("cpu_pub_s"),
+        cpu_sub_s: f("cpu_sub_s"),
+        ctx_switches: u("ctx_switches"),
+        published: false,
+        rep: u("rep") as u32,
+        setup: "two processes".into(),
+        note: format!(
+            "peers/ros1 (roscpp), CPU per process, bunched {:.1}%{jpeg_note}",
+            f("bunched_pct")
+        ),
+        duration_s: if f("rate_hz") > 0.0 {
+            u("sent") as f64 / f("rate_hz")
+        } else {
+            0.0
+        },
+        series_us,
+    }
 }
 
 fn which(program: &str) -> Option<PathBuf> {
@@ -306,5 +287,32 @@ mod tests {
         assert!(c.args.contains(&"--tcp-nodelay".to_string()));
         assert!(!c.args.contains(&"--both-nodelay".to_string()));
         assert_eq!(c.describe(), "latency ROS 1 bytes 64 B @ 1000 Hz");
+    }
+
+    #[test]
+    fn a_jpeg_line_is_labelled_and_sized_like_hibaris_jpeg_series() {
+        let c = Ros1Cell::jpeg("e1-images", 640, 480, 30, 1000.0 / 30.0, 500);
+        assert_eq!(
+            c.describe(),
+            "e1-images ROS 1 jpeg 640x480 q30 @ 33.333333333333336 Hz"
+        );
+        let line = r#"{"ok": true, "transport": "tcpros+tcpNoDelay", "language": "cpp",
+            "msg_type": "sensor_msgs/CompressedImage", "width": 640, "height": 480, "quality": 30,
+            "size_bytes": 59455, "jpeg_bytes_mean": 59421.0, "encode_mean_us": 780.5,
+            "rate_hz": 33.3, "sent": 500, "received": 499, "lost": 1, "p50_us": 1100.0}"#;
+        let r = record_of(&serde_json::from_str(line).unwrap(), "e1-images");
+        assert_eq!(r.transport, "tcpros+tcpNoDelay jpeg q30");
+        assert_eq!(r.size_bytes, 640 * 480 * 3);
+        assert_eq!(
+            (r.sent, r.received, r.lost, r.stats.count),
+            (500, 499, 1, 499)
+        );
+        assert!(r.note.contains("JPEG 59421 B mean"), "{}", r.note);
+        let raw = r#"{"ok": true, "transport": "tcpros", "msg_type": "sensor_msgs/Image", "size_bytes": 921651}"#;
+        let r = record_of(&serde_json::from_str(raw).unwrap(), "e1-images");
+        assert_eq!(
+            (r.transport.as_str(), r.size_bytes),
+            ("tcpros raw", 921_651)
+        );
     }
 }

@@ -44,6 +44,8 @@ pub struct Outcome {
     pub subscriber: Usage,
     /// Seconds the measured part took at the publisher.
     pub seconds: f64,
+    /// Mean size of the encoded frames of a JPEG series (0 for other kinds).
+    pub jpeg_bytes_mean: f64,
 }
 
 /// Why a series failed.
@@ -179,6 +181,7 @@ fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
         publisher: published.usage,
         subscriber,
         seconds: published.seconds,
+        jpeg_bytes_mean: published.jpeg_bytes_mean,
     })
 }
 
@@ -238,6 +241,7 @@ fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, Serie
             involuntary: r.involuntary,
         },
         seconds: published.seconds,
+        jpeg_bytes_mean: published.jpeg_bytes_mean,
     })
 }
 

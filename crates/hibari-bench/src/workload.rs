@@ -6,163 +6,22 @@
 //! images and scans, in the first 8 bytes for byte arrays. The subscriber
 //! reads the clock first thing in its callback, so latency = receive −
 //! intended, coordinated omission included.
+//!
+//! The message types live in `workload/message.rs` and are re-exported
+//! here; this module publishes and subscribes them.
 
 use std::sync::{Arc, Mutex};
 
-use hibari::msg::builtin_interfaces::msg::Time;
 use hibari::msg::sensor_msgs::msg::{CompressedImage, Image, LaserScan};
-use hibari::msg::std_msgs::msg::{Header, UInt8MultiArray};
+use hibari::msg::std_msgs::msg::UInt8MultiArray;
 use hibari::{Node, Publisher, QosProfile, SampleInfo, TypeAdapter};
 
 use crate::clock::{mono_ns, Pacer, Usage};
 
-/// What a series sends.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum Kind {
-    /// `sensor_msgs/Image`, rgb8.
-    Image {
-        /// Pixels per row.
-        width: u32,
-        /// Rows.
-        height: u32,
-    },
-    /// `sensor_msgs/CompressedImage`: the rgb8 frame JPEG-encoded at `quality` per message.
-    Jpeg {
-        /// Pixels per row.
-        width: u32,
-        /// Rows.
-        height: u32,
-        /// JPEG quality, 1–100.
-        quality: u8,
-    },
-    /// An rgb8 frame of the application's own type, adapted to `sensor_msgs/Image`.
-    Adapted {
-        /// Pixels per row.
-        width: u32,
-        /// Rows.
-        height: u32,
-    },
-    /// `sensor_msgs/LaserScan` with this many ranges (and no intensities).
-    Laser {
-        /// `ranges.len()`.
-        ranges: u32,
-    },
-    /// `std_msgs/UInt8MultiArray` of this many bytes (at least 16).
-    Bytes {
-        /// `data.len()`.
-        size: u32,
-    },
-}
+mod message;
 
-impl Kind {
-    /// Payload bytes the message carries (pixels, ranges × 4, data).
-    pub fn payload_bytes(&self) -> u64 {
-        match *self {
-            Kind::Image { width, height }
-            | Kind::Jpeg { width, height, .. }
-            | Kind::Adapted { width, height } => u64::from(width) * u64::from(height) * 3,
-            Kind::Laser { ranges } => u64::from(ranges) * 4,
-            Kind::Bytes { size } => u64::from(size),
-        }
-    }
-}
-
-/// An application-side rgb8 frame (E5's `cv::Mat`), adapted to `Image`.
-#[derive(Debug, Clone, Default)]
-pub struct RgbFrame {
-    /// Intended send time, ns.
-    pub stamp_ns: u64,
-    /// Pixels per row.
-    pub width: u32,
-    /// Rows.
-    pub height: u32,
-    /// `width × height × 3` bytes.
-    pub pixels: Vec<u8>,
-}
-
-/// The type adapter `RgbFrame` ⇄ `sensor_msgs/Image`.
-#[derive(Debug)]
-pub struct RgbAdapter;
-
-impl TypeAdapter for RgbAdapter {
-    type Custom = RgbFrame;
-    type Ros = Image;
-    fn to_ros(f: &RgbFrame) -> Image {
-        Self::into_ros(f.clone())
-    }
-    fn from_ros(ros: &Image) -> RgbFrame {
-        Self::from_ros_owned(ros.clone())
-    }
-    fn into_ros(f: RgbFrame) -> Image {
-        Image {
-            header: header(f.stamp_ns),
-            height: f.height,
-            width: f.width,
-            encoding: "rgb8".into(),
-            is_bigendian: 0,
-            step: f.width * 3,
-            data: f.pixels,
-        }
-    }
-    fn from_ros_owned(ros: Image) -> RgbFrame {
-        RgbFrame {
-            stamp_ns: stamp_of(&ros.header),
-            width: ros.width,
-            height: ros.height,
-            pixels: ros.data,
-        }
-    }
-}
-
-fn header(stamp_ns: u64) -> Header {
-    Header {
-        stamp: Time {
-            sec: (stamp_ns / 1_000_000_000) as i32,
-            nanosec: (stamp_ns % 1_000_000_000) as u32,
-        },
-        frame_id: "bench".into(),
-    }
-}
-
-fn stamp_of(h: &Header) -> u64 {
-    h.stamp.sec as u64 * 1_000_000_000 + u64::from(h.stamp.nanosec)
-}
-
-/// A message that carries its intended send time.
-pub trait Stamped {
-    /// The intended send time, ns (`CLOCK_MONOTONIC`).
-    fn stamp_ns(&self) -> u64;
-}
-
-impl Stamped for Image {
-    fn stamp_ns(&self) -> u64 {
-        stamp_of(&self.header)
-    }
-}
-impl Stamped for CompressedImage {
-    fn stamp_ns(&self) -> u64 {
-        stamp_of(&self.header)
-    }
-}
-impl Stamped for LaserScan {
-    fn stamp_ns(&self) -> u64 {
-        stamp_of(&self.header)
-    }
-}
-impl Stamped for RgbFrame {
-    fn stamp_ns(&self) -> u64 {
-        self.stamp_ns
-    }
-}
-impl Stamped for UInt8MultiArray {
-    fn stamp_ns(&self) -> u64 {
-        let mut b = [0u8; 8];
-        if let Some(s) = self.data.get(..8) {
-            b.copy_from_slice(s);
-        }
-        u64::from_le_bytes(b)
-    }
-}
+use message::header;
+pub use message::{Kind, RgbAdapter, RgbFrame, Stamped};
 
 /// What a subscription saw: `(sequence, latency ns)` of every measured
 /// message, and the CPU/context-switch snapshot at the first one.
@@ -282,6 +141,8 @@ pub struct Published {
     pub usage: Usage,
     /// Seconds from the first measured message to the last.
     pub seconds: f64,
+    /// Mean size of the encoded frames of a JPEG series (0 for other kinds).
+    pub jpeg_bytes_mean: f64,
 }
 
 /// The schedule of a series.
@@ -340,7 +201,8 @@ pub fn publish(
         } => {
             let pixels = rgb(width, height);
             let p = node.create_publisher::<CompressedImage>(topic, qos(depth))?;
-            run(&p, topic, schedule, per_process, |t| {
+            let (mut bytes, mut frames) = (0u64, 0u64);
+            let published = run(&p, topic, schedule, per_process, |t| {
                 let mut data = Vec::with_capacity(pixels.len() / 8);
                 let enc = jpeg_encoder::Encoder::new(&mut data, quality);
                 // Encoding a well-formed rgb8 buffer into a Vec cannot fail;
@@ -351,11 +213,16 @@ pub fn publish(
                     height as u16,
                     jpeg_encoder::ColorType::Rgb,
                 );
+                (bytes, frames) = (bytes + data.len() as u64, frames + 1);
                 CompressedImage {
                     header: header(t),
                     format: "jpeg".into(),
                     data,
                 }
+            });
+            published.map(|p| Published {
+                jpeg_bytes_mean: bytes as f64 / frames.max(1) as f64,
+                ..p
             })
         }
         Kind::Laser { ranges } => {
@@ -419,5 +286,6 @@ fn run<A: TypeAdapter>(
         sent: s.count,
         usage: usage().since(&first),
         seconds: (mono_ns() - t_first) as f64 / 1e9,
+        jpeg_bytes_mean: 0.0,
     })
 }

@@ -225,6 +225,45 @@ fn e1_runs_raw_and_jpeg_in_one_and_two_processes() {
     }
 }
 
+/// With the peers on, E1 runs the ROS 1 peer's raw and JPEG cells (± tcpNoDelay) when
+/// scripts/ros1-peer.sh has installed and built it, and otherwise says how to get it.
+#[test]
+fn e1_runs_the_ros1_peer_raw_and_jpeg_or_says_how_to_get_it() {
+    let (report, stdout) = run_json(&["e1-images", "--quick", "--scale", "0.05"]);
+    let m = measured(&report);
+    let ros1: Vec<_> = m.iter().filter(|r| r["system"] == "ros1").collect();
+    if ros1.is_empty() {
+        let notes = report["notes"].to_string();
+        assert!(notes.contains("scripts/ros1-peer.sh"), "{stdout}");
+        return;
+    }
+    let mut t: Vec<&str> = ros1
+        .iter()
+        .map(|r| r["transport"].as_str().unwrap())
+        .collect();
+    t.sort();
+    assert_eq!(
+        t,
+        [
+            "tcpros jpeg q30",
+            "tcpros raw",
+            "tcpros+tcpNoDelay jpeg q30",
+            "tcpros+tcpNoDelay raw"
+        ],
+        "{stdout}"
+    );
+    for r in &ros1 {
+        let sent = r["sent"].as_u64().unwrap();
+        assert!(sent >= 3, "{r}");
+        assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
+        assert_eq!(r["series_us"].as_array().unwrap().len() as u64, sent, "{r}");
+        assert!(r["size_bytes"].as_u64().unwrap() >= 640 * 480 * 3, "{r}");
+        if r["transport"].as_str().unwrap().contains("jpeg") {
+            assert!(r["note"].as_str().unwrap().contains("B mean"), "{r}");
+        }
+    }
+}
+
 #[test]
 fn e2_and_e4_give_records_or_say_why_not() {
     for exp in ["e2-bridge", "e4-python"] {

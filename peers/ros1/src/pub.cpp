@@ -3,21 +3,27 @@
 // Message i (0-based; the first --warmup are warm-up, then --count measured) has the intended
 // send time t0 + i/rate on CLOCK_REALTIME. The loop sleeps until that instant (or goes at once
 // when late: no message is skipped and none is re-timed), writes the intended time into the
-// message, fills it (for images a memcpy of a whole frame, as a camera driver would), and calls
+// message, fills it (for images a memcpy of a whole frame, as a camera driver would; for jpeg
+// the JPEG encoding of the frame, so the encode time is inside the latency), and calls
 // publish(). The subscriber computes latency = receive − intended, so a publisher that falls
 // behind shows up as latency instead of hiding it (no coordinated omission).
 //
-//   ros1_pub --type laser|image|bytes --topic /t [--rate 100] [--count 200] [--warmup 20]
-//            [--ranges 1000 | --width 640 --height 480 | --size 1024] [--queue 1000]
+//   ros1_pub --type laser|image|jpeg|bytes --topic /t [--rate 100] [--count 200] [--warmup 20]
+//            [--ranges 1000 | --width 640 --height 480 [--quality 30] | --size 1024] [--queue 1000]
 //            [--subs 1] [--wait 30] [--settle 0.5] [--linger 10]
 //
-// Where the ids live: LaserScan and Image carry the intended time in header.stamp and the index
+// jpeg: sensor_msgs/CompressedImage (format "jpeg") of the frame hibari's E1 series encodes
+// (byte k of the packed rgb8 frame is k mod 251), encoded anew for every message by libjpeg-turbo
+// (jpeg.hpp) at --quality; the summary adds jpeg_bytes_mean and encode_{p50,mean,max}_us.
+//
+// Where the ids live: LaserScan, Image and CompressedImage carry the intended time in header.stamp and the index
 // in header.seq (roscpp writes its own publication counter there: 0, 1, 2, … one per publish()
 // call, which is the loop index); bytes (std_msgs/UInt8MultiArray) carry both in the first 16
 // data bytes, little endian (intended ns, then index).
 //
 // Prints one JSON line on stdout when done (README.md, "Output").
 #include <ros/ros.h>
+#include <sensor_msgs/CompressedImage.h>
 #include <sensor_msgs/Image.h>
 #include <sensor_msgs/LaserScan.h>
 #include <std_msgs/UInt8MultiArray.h>
@@ -27,11 +33,15 @@
 #include <iostream>
 
 #include "common.hpp"
+#include "jpeg.hpp"
 
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
+
+// Filled by the jpeg fill for measured messages; added to the summary when not empty.
+std::vector<double> g_encode_us, g_jpeg_bytes;
 
 struct Config {
   std::string topic;
@@ -102,6 +112,16 @@ int run(ros::NodeHandle& nh, const Config& c, const std::string& type, M& msg, F
   peer::stats_json(j, "publish_", call_us);
   peer::stats_json(j, "late_", late_us);
   peer::usage_json(j, u0, u1);
+  if (!g_jpeg_bytes.empty()) {
+    double sum = 0;
+    for (double b : g_jpeg_bytes) sum += b;
+    j.num("jpeg_bytes_mean", sum / double(g_jpeg_bytes.size()));
+    std::sort(g_encode_us.begin(), g_encode_us.end());
+    double esum = 0;
+    for (double e : g_encode_us) esum += e;
+    j.num("encode_p50_us", g_encode_us[(g_encode_us.size() - 1) / 2]);
+    j.num("encode_mean_us", esum / double(g_encode_us.size())).num("encode_max_us", g_encode_us.back());
+  }
   std::cout << j.done() << std::endl;
   return sent == c.count ? 0 : 3;
 }
@@ -126,8 +146,8 @@ int main(int argc, char** argv) {
     c.settle_s = a.num("settle", 0.5);
     c.linger_s = a.num("linger", 10);
     if (c.rate <= 0 || c.count <= 0 || c.warmup < 0) throw std::invalid_argument("--rate and --count must be > 0");
-    if (type != "laser" && type != "image" && type != "bytes")
-      throw std::invalid_argument("--type must be laser, image or bytes, got '" + type + "'");
+    if (type != "laser" && type != "image" && type != "jpeg" && type != "bytes")
+      throw std::invalid_argument("--type must be laser, image, jpeg or bytes, got '" + type + "'");
     if (!ros::master::check()) throw std::runtime_error("no roscore answers at " + ros::master::getURI());
     ros::NodeHandle nh;
 
@@ -164,6 +184,31 @@ int main(int argc, char** argv) {
         msg.header.stamp = to_ros(t);
         const auto& src = frames[size_t(i) % frames.size()];
         std::memcpy(msg.data.data(), src.data(), src.size());
+      });
+    }
+    if (type == "jpeg") {
+      sensor_msgs::CompressedImage m;
+      const uint32_t w = uint32_t(a.num("width", 640)), h = uint32_t(a.num("height", 480));
+      const int quality = int(a.num("quality", 30));
+      if (w == 0 || h == 0 || quality < 1 || quality > 100)
+        throw std::invalid_argument("--width/--height must be > 0, --quality 1-100");
+      m.header.frame_id = "camera";
+      m.format = "jpeg";
+      // hibari's E1 frame (crates/hibari-bench workload.rs): byte k is k mod 251.
+      std::vector<uint8_t> frame(size_t(w) * h * 3);
+      for (size_t k = 0; k < frame.size(); ++k) frame[k] = uint8_t(k % 251);
+      peer::JpegEncoder enc;
+      g_encode_us.reserve(size_t(c.count));
+      g_jpeg_bytes.reserve(size_t(c.count));
+      const long warmup = c.warmup;
+      return run(nh, c, type, m, [&](sensor_msgs::CompressedImage& msg, long i, int64_t t) {
+        msg.header.stamp = to_ros(t);
+        const int64_t e0 = peer::mono_ns();
+        enc.encode(frame.data(), w, h, quality, msg.data);
+        if (i >= warmup) {
+          g_encode_us.push_back(double(peer::mono_ns() - e0) / 1e3);
+          g_jpeg_bytes.push_back(double(msg.data.size()));
+        }
       });
     }
     if (type == "bytes") {

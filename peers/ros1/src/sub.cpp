@@ -8,7 +8,7 @@
 // --idle seconds after the first message, after --timeout seconds, or on SIGINT/SIGTERM — and
 // in every case prints its summary.
 //
-//   ros1_sub --type laser|image|bytes --topic /t [--count 200] [--warmup 20] [--rate 100]
+//   ros1_sub --type laser|image|jpeg|bytes --topic /t [--count 200] [--warmup 20] [--rate 100]
 //            [--tcp-nodelay] [--queue 1000] [--seq-base 0] [--csv out.csv] [--idle 5] [--timeout 600]
 //
 // --csv writes one line per measured message: seq,intended_ns,recv_ns,latency_us (seq is the
@@ -17,6 +17,7 @@
 // --seq-base: the header.seq value of the publisher's first message (roscpp 0, rospy 1).
 #include <ros/callback_queue.h>
 #include <ros/ros.h>
+#include <sensor_msgs/CompressedImage.h>
 #include <sensor_msgs/Image.h>
 #include <sensor_msgs/LaserScan.h>
 #include <std_msgs/UInt8MultiArray.h>
@@ -90,6 +91,11 @@ void on_image(const sensor_msgs::Image::ConstPtr& m) {
   g.on_message(long(m->header.seq) - g.seq_base, int64_t(m->header.stamp.toNSec()), rx,
                long(ros::serialization::serializationLength(*m)));
 }
+void on_jpeg(const sensor_msgs::CompressedImage::ConstPtr& m) {
+  const int64_t rx = peer::real_ns();
+  g.on_message(long(m->header.seq) - g.seq_base, int64_t(m->header.stamp.toNSec()), rx,
+               long(ros::serialization::serializationLength(*m)));
+}
 void on_bytes(const std_msgs::UInt8MultiArray::ConstPtr& m) {
   const int64_t rx = peer::real_ns();
   int64_t t = 0, seq = -1;
@@ -124,8 +130,8 @@ int main(int argc, char** argv) {
     g.warmup = long(a.num("warmup", 20));
     g.seq_base = long(a.num("seq-base", 0));
     if (g.count <= 0 || g.warmup < 0) throw std::invalid_argument("--count must be > 0, --warmup >= 0");
-    if (type != "laser" && type != "image" && type != "bytes")
-      throw std::invalid_argument("--type must be laser, image or bytes, got '" + type + "'");
+    if (type != "laser" && type != "image" && type != "jpeg" && type != "bytes")
+      throw std::invalid_argument("--type must be laser, image, jpeg or bytes, got '" + type + "'");
   } catch (const std::exception& e) {
     std::cout << peer::Json().str("role", "sub").str("error", e.what()).done() << std::endl;
     return 1;
@@ -144,6 +150,7 @@ int main(int argc, char** argv) {
   ros::Subscriber sub;
   if (type == "laser") sub = nh.subscribe(topic, uint32_t(queue), on_laser, hints);
   if (type == "image") sub = nh.subscribe(topic, uint32_t(queue), on_image, hints);
+  if (type == "jpeg") sub = nh.subscribe(topic, uint32_t(queue), on_jpeg, hints);
   if (type == "bytes") sub = nh.subscribe(topic, uint32_t(queue), on_bytes, hints);
 
   const int64_t start = peer::mono_ns();
