@@ -250,3 +250,36 @@ fn a_stalled_client_drops_and_counts_within_its_bounds_while_a_reader_of_the_sam
         seen.first()
     );
 }
+
+#[test]
+fn a_message_many_socket_reads_long_arrives_whole_over_websocket_and_tcp() {
+    // The bridge reads a client's socket 32 KiB at a time (conn.rs
+    // READ_CHUNK); a 300 KB publish spans many reads on either transport.
+    let f = Fixture::new();
+    let got = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let g = got.clone();
+    let _sub = f
+        .node
+        .create_subscription(
+            "/long",
+            QosProfile::default().keep_all(),
+            move |m: RosString| g.lock().unwrap().push(m.data),
+        )
+        .unwrap();
+    let text = |c: char| c.to_string().repeat(300_000) + "✓";
+    let advertise = json!({"op": "advertise", "topic": "/long", "type": "std_msgs/String"});
+    let publish = |data: String| json!({"op": "publish", "topic": "/long", "msg": {"data": data}});
+
+    let mut ws = Raw::connect(&f.url());
+    ws.send(advertise.clone());
+    ws.send(publish(text('w')));
+    let mut tcp = std::net::TcpStream::connect(f.bridge.tcp_addr().unwrap()).unwrap();
+    tcp.write_all(advertise.to_string().as_bytes()).unwrap();
+    tcp.write_all(publish(text('t')).to_string().as_bytes())
+        .unwrap();
+
+    assert!(wait_until(LONG, || got.lock().unwrap().len() == 2));
+    let mut got = got.lock().unwrap().clone();
+    got.sort();
+    assert_eq!(got, [text('t'), text('w')]);
+}

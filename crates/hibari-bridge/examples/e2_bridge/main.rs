@@ -24,12 +24,14 @@
 //! the bridge's alone. Memory: this process's `VmRSS` is sampled every
 //! 2 ms. Each run reports it before the run, its peak during the run and
 //! its value once the client has left, as growth over "before". After each
-//! variant's runs it prints §5(b)'s resource figures: the peak growth over
-//! the idle baseline (read once the bridge is up, before any client) and
-//! the RSS 10 s after the last client left, against that baseline ("within
-//! 10%"). With `--sink-here` the figures include the native sink's
-//! subscription queue (when the sink falls behind, messages wait there;
-//! each run prints the longest wait).
+//! variant's runs it prints §5(b)'s resource figures (settle.rs): the peak
+//! growth over the idle baseline (read once the bridge is up, before any
+//! client), the RSS 10 s after the last client left (when the bridge's
+//! lingering publisher is due to expire, so its state is printed too) and
+//! once that publisher has expired, each against the baseline ("within
+//! 10%") and split into `RssAnon` and `RssShmem`. With `--sink-here` the
+//! figures include the native sink's subscription queue (when the sink
+//! falls behind, messages wait there; each run prints the longest wait).
 //!
 //! `--isolation` (I1): W1 runs alternate between solo and beside a client
 //! that subscribes to a 50 MB/s topic and never reads; it prints both
@@ -42,18 +44,21 @@ mod client;
 mod isolation;
 mod procfs;
 mod record;
+mod report;
+mod settle;
 mod sink;
 
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hibari::{Context, SingleThreadedExecutor};
 use hibari_bridge::{Bridge, BridgeConfig};
 
-use procfs::{delta_mib, mib, status_kb, RssSampler};
+use procfs::{mib, status_kb, Rss, RssSampler};
+pub use report::{median, report};
 
 /// CLOCK_MONOTONIC in ns: comparable between this process and its children.
 pub fn mono_ns() -> i64 {
@@ -80,8 +85,8 @@ pub struct Bench<'a> {
     pub sink: &'a RefCell<apart::Place>,
     pub rss: &'a RssSampler,
     pub out: Output,
-    /// This process's `VmRSS` once the bridge was up and idle (kB).
-    pub idle_kb: u64,
+    /// This process's resident memory once the bridge was up and idle.
+    pub idle: Rss,
     /// Whether the sink runs in its own process.
     pub sink_apart: bool,
 }
@@ -99,21 +104,14 @@ pub struct Run {
     pub client_cpu_s: f64,
     pub rss_before_kb: u64,
     pub rss_peak_kb: u64,
+    /// The peak of each part of the RSS during the run.
+    pub rss_peak_parts: Rss,
     pub rss_after_kb: u64,
+    /// When the bridge had dropped the client's connection.
+    pub left_at: Instant,
     /// The longest a message waited in the native sink's subscription
     /// queue: this process's RSS holds that queue too.
     pub sink_wait_ms: f64,
-}
-
-/// Bytes of one publish op of `variant` (the one in the middle of the run).
-fn op_size(variant: &str, n: u64) -> u64 {
-    let word = if variant == "T4" { "héllo" } else { "hello" };
-    let mut size = client::publish(n / 2, word).len();
-    if variant == "W2" {
-        // roslibjs adds an id and `"latch":false`.
-        size += format!(r#","id":"publish:/chatter:{}","latch":false"#, n / 2).len();
-    }
-    size as u64
 }
 
 pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
@@ -156,14 +154,15 @@ pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
     let cpu_s = procfs::bridge_cpu() - cpu0;
     let ctx_switches = procfs::bridge_ctx_switches().saturating_sub(ctx0);
     let client_cpu_s = procfs::process_cpu(child.id());
-    let rss_peak_kb = b.rss.peak();
+    let rss_peak_parts = b.rss.peak_parts();
     writeln!(stdin, "done").unwrap();
     let _ = child.wait();
     // The bridge sees the client leave and drops its connection.
-    let gone = std::time::Instant::now() + Duration::from_secs(5);
-    while b.bridge.stats().clients.len() > others && std::time::Instant::now() < gone {
+    let gone = Instant::now() + Duration::from_secs(5);
+    while b.bridge.stats().clients.len() > others && Instant::now() < gone {
         std::thread::sleep(Duration::from_millis(1));
     }
+    let left_at = Instant::now();
     let rss_after_kb = status_kb("VmRSS:");
     Run {
         send_s: (t[1] - t[0]) as f64 / 1e9,
@@ -176,88 +175,12 @@ pub fn run_once(b: &Bench<'_>, variant: &str, n: u64) -> Run {
         ctx_switches,
         client_cpu_s,
         rss_before_kb,
-        rss_peak_kb,
+        rss_peak_kb: rss_peak_parts.total,
+        rss_peak_parts,
         rss_after_kb,
+        left_at,
         sink_wait_ms: outcome.max_queue_wait_ns as f64 / 1e6,
     }
-}
-
-pub fn median(mut v: Vec<f64>) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v[0], v[v.len() - 1])
-}
-
-/// Prints the figures of `results` (runs of `variant` with `n` messages);
-/// `context` names a special set-up (isolation). Returns the median
-/// completion.
-pub fn report(b: &Bench<'_>, variant: &str, n: u64, results: &[Run], context: &str) -> f64 {
-    let runs = results.len();
-    let send = median(results.iter().map(|r| r.send_s).collect());
-    let done = median(results.iter().map(|r| r.completion_s).collect());
-    let cpu = median(results.iter().map(|r| r.cpu_s).collect());
-    let all = results
-        .iter()
-        .all(|r| r.received == n && r.in_order && r.exact);
-    let lat = results[runs / 2].latency;
-    let peak = results
-        .iter()
-        .map(|r| delta_mib(r.rss_before_kb, r.rss_peak_kb))
-        .fold(f64::MIN, f64::max);
-    let after = results
-        .iter()
-        .map(|r| delta_mib(r.rss_before_kb, r.rss_after_kb))
-        .fold(f64::MIN, f64::max);
-    let wait = results.iter().map(|r| r.sink_wait_ms).fold(0.0, f64::max);
-    if b.out.json {
-        println!(
-            r#"{{"variant":"{variant}","n":{n},"runs":{runs},"context":"{context}","send_s":[{:.4},{:.4},{:.4}],"completion_s":[{:.4},{:.4},{:.4}],"all_delivered_in_order_exact":{all},"latency_us_p50_p99_max":[{:.0},{:.0},{:.0}],"bridge_cpu_s":{:.3},"rss_growth_mib_peak_after":[{peak:.1},{after:.1}]}}"#,
-            send.0,
-            send.1,
-            send.2,
-            done.0,
-            done.1,
-            done.2,
-            lat.p50_us,
-            lat.p99_us,
-            lat.max_us,
-            cpu.0
-        );
-    } else {
-        println!(
-            "{variant:<4} {n:>8}  send {:>7.3} s ({:.3}–{:.3})  completion {:>7.3} s ({:.3}–{:.3})  {:>9.0} msg/s  {}  latency p50 {:.0} µs p99 {:.0} µs max {:.0} µs  bridge CPU {:.2} s  RSS growth ≤ {peak:+.1} MiB during, ≤ {after:+.1} MiB after (sink queue wait ≤ {wait:.0} ms){}",
-            send.0, send.1, send.2, done.0, done.1, done.2, n as f64 / done.0,
-            if all { "all delivered, in order, exact" } else { "LOSS/ORDER/PAYLOAD PROBLEM" },
-            lat.p50_us, lat.p99_us, lat.max_us, cpu.0,
-            if context.is_empty() { String::new() } else { format!("  [{context}]") }
-        );
-        for r in results
-            .iter()
-            .filter(|r| r.received != n || !r.in_order || !r.exact)
-        {
-            println!(
-                "      a run got {} of {n} (in order: {}, exact: {})",
-                r.received, r.in_order, r.exact
-            );
-        }
-    }
-    if b.out.records {
-        let series = record::Series {
-            transport: record::transport(variant),
-            language: record::language(variant),
-            size_bytes: op_size(variant, n),
-            n,
-            context,
-            setup: if b.sink_apart {
-                "bridge in one process, native sink in another, client in a third"
-            } else {
-                "bridge + native sink in one process, client in another"
-            },
-        };
-        for (rep, r) in results.iter().enumerate() {
-            record::print(&series, rep, r);
-        }
-    }
-    done.0
 }
 
 /// One warm-up run, then `runs` measured runs; returns the median completion.
@@ -265,54 +188,8 @@ fn measure(b: &Bench<'_>, variant: &str, n: u64, runs: usize) -> f64 {
     run_once(b, variant, n.min(10_000)); // warm-up
     let results: Vec<Run> = (0..runs).map(|_| run_once(b, variant, n)).collect();
     let done = report(b, variant, n, &results, "");
-    settle(b, variant, &results);
+    settle::settle(b, variant, &results);
     done
-}
-
-/// §5(b)'s resource figures for a variant: this process's peak RSS growth
-/// over its idle baseline during the runs, and its RSS 10 s after the last
-/// client left against the baseline ("within 10%"). They are the bridge's
-/// alone when the sink runs apart.
-fn settle(b: &Bench<'_>, variant: &str, results: &[Run]) {
-    let peak_kb = results.iter().map(|r| r.rss_peak_kb).max().unwrap_or(0);
-    std::thread::sleep(Duration::from_secs(10));
-    let after_kb = status_kb("VmRSS:");
-    let ratio = after_kb as f64 / b.idle_kb as f64;
-    let at_10s = procfs::rss_parts();
-    // rosbridge keeps a publisher 10 s after its last client (P3): the
-    // figure once it is gone too.
-    let gone = std::time::Instant::now() + Duration::from_secs(5);
-    while b.bridge.stats().published_topics > 0 && std::time::Instant::now() < gone {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let expired_kb = status_kb("VmRSS:");
-    let whose = if b.sink_apart {
-        "bridge"
-    } else {
-        "bridge+sink"
-    };
-    if b.out.json {
-        println!(
-            r#"{{"variant":"{variant}","rss":"{whose}","idle_mib":{:.1},"peak_growth_mib":{:.1},"after_10s_mib":{:.1},"after_10s_over_idle":{ratio:.3},"after_publishers_expired_mib":{:.1}}}"#,
-            mib(b.idle_kb),
-            delta_mib(b.idle_kb, peak_kb),
-            mib(after_kb),
-            mib(expired_kb),
-        );
-    } else {
-        println!(
-            "{variant:<4} {whose} RSS: idle {:.1} MiB, peak growth {:+.1} MiB, 10 s after the client left {:.1} MiB ({:+.1}%: {}; {at_10s}), once its publisher expired {:.1} MiB ({:+.1}%; {})",
-            mib(b.idle_kb),
-            delta_mib(b.idle_kb, peak_kb),
-            mib(after_kb),
-            (ratio - 1.0) * 100.0,
-            if ratio <= 1.10 { "within 10% of idle" } else { "NOT within 10% of idle" },
-            mib(expired_kb),
-            (expired_kb as f64 / b.idle_kb as f64 - 1.0) * 100.0,
-            procfs::rss_parts()
-        );
-    }
 }
 
 fn machine() -> String {
@@ -385,7 +262,7 @@ fn main() {
     let spinner = std::thread::spawn(move || e.spin());
     std::thread::sleep(Duration::from_millis(200));
     let rss = RssSampler::start();
-    let idle_kb = status_kb("VmRSS:");
+    let idle = Rss::now();
     let whose = if sink_apart {
         "bridge RSS idle (the sink runs in its own process)"
     } else {
@@ -393,7 +270,7 @@ fn main() {
     };
     if !out.json {
         println!("machine: {}", machine());
-        println!("{whose}: {:.1} MiB ({})", mib(idle_kb), procfs::rss_parts());
+        println!("{whose}: {:.1} MiB ({idle})", mib(idle.total));
     }
     let sink = RefCell::new(place);
     let b = Bench {
@@ -401,7 +278,7 @@ fn main() {
         sink: &sink,
         rss: &rss,
         out,
-        idle_kb,
+        idle,
         sink_apart,
     };
     for variant in variants.split(',').filter(|v| !v.is_empty()) {
@@ -418,20 +295,8 @@ fn main() {
     if isolation {
         isolation::run(&context, &b, n, runs, bounds);
     }
+    settle::summary(&b);
     drop(rss);
-    let peak_kb = status_kb("VmHWM:");
-    std::thread::sleep(Duration::from_secs(3));
-    let after_kb = status_kb("VmRSS:");
-    let whose = if sink_apart { "bridge" } else { "bridge+sink" };
-    println!(
-        "{whose} RSS: idle {:.1} MiB, peak {:.1} MiB (growth {:+.1} MiB), 3 s after the last client left {:.1} MiB ({:+.1} MiB; {})",
-        mib(idle_kb),
-        mib(peak_kb),
-        delta_mib(idle_kb, peak_kb),
-        mib(after_kb),
-        delta_mib(idle_kb, after_kb),
-        procfs::rss_parts()
-    );
     executor.cancel();
     spinner.join().unwrap();
 }

@@ -1,9 +1,9 @@
 //! What the E2 benchmark reads from `/proc`: this process's resident memory
-//! (sampled during a run, so a short peak is seen), the CPU time and
+//! by kind (sampled during a run, so a short peak is seen), the CPU time and
 //! context switches of the bridge's threads, a child's CPU time.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -18,40 +18,89 @@ pub fn status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// `RssAnon`/`RssFile`/`RssShmem` now, in MiB, for the summary.
-pub fn rss_parts() -> String {
-    format!(
-        "anon {:.1} MiB, file {:.1} MiB, shmem {:.1} MiB",
-        status_kb("RssAnon:") as f64 / 1024.0,
-        status_kb("RssFile:") as f64 / 1024.0,
-        status_kb("RssShmem:") as f64 / 1024.0
-    )
+/// Resident memory by kind (kB), from `/proc/self/status`: `VmRSS` is the
+/// sum of `RssAnon` (heap, stacks: what the allocator holds), `RssFile`
+/// (mapped files: code) and `RssShmem` (shared memory: a hibari
+/// publisher's buffer lives there).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rss {
+    pub total: u64,
+    pub anon: u64,
+    pub file: u64,
+    pub shmem: u64,
 }
 
-/// Samples `VmRSS` every 2 ms on a thread of its own and keeps the largest
-/// value since the last [`RssSampler::reset`].
+impl Rss {
+    /// This process's figures now.
+    pub fn now() -> Rss {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        Rss {
+            total: field("VmRSS:"),
+            anon: field("RssAnon:"),
+            file: field("RssFile:"),
+            shmem: field("RssShmem:"),
+        }
+    }
+
+    /// Each field the larger of the two (the peaks need not coincide).
+    pub fn max(self, other: Rss) -> Rss {
+        Rss {
+            total: self.total.max(other.total),
+            anon: self.anon.max(other.anon),
+            file: self.file.max(other.file),
+            shmem: self.shmem.max(other.shmem),
+        }
+    }
+}
+
+impl std::fmt::Display for Rss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "anon {:.1} MiB, file {:.1} MiB, shmem {:.1} MiB",
+            mib(self.anon),
+            mib(self.file),
+            mib(self.shmem)
+        )
+    }
+}
+
+/// Samples this process's [`Rss`] every 2 ms on a thread of its own and
+/// keeps the largest value of each field since the last
+/// [`RssSampler::reset`], so a short peak is seen.
 pub struct RssSampler {
-    peak_kb: Arc<AtomicU64>,
+    peak: Arc<Mutex<Rss>>,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl RssSampler {
     pub fn start() -> RssSampler {
-        let peak_kb = Arc::new(AtomicU64::new(status_kb("VmRSS:")));
+        let peak = Arc::new(Mutex::new(Rss::now()));
         let stop = Arc::new(AtomicBool::new(false));
-        let (p, s) = (peak_kb.clone(), stop.clone());
+        let (p, s) = (peak.clone(), stop.clone());
         let thread = std::thread::Builder::new()
             .name("rss-sampler".into())
             .spawn(move || {
                 while !s.load(Ordering::Relaxed) {
-                    p.fetch_max(status_kb("VmRSS:"), Ordering::Relaxed);
+                    let now = Rss::now();
+                    let mut peak = p.lock().unwrap();
+                    *peak = peak.max(now);
+                    drop(peak);
                     std::thread::sleep(Duration::from_millis(2));
                 }
             })
             .expect("the sampler starts");
         RssSampler {
-            peak_kb,
+            peak,
             stop,
             thread: Some(thread),
         }
@@ -60,16 +109,19 @@ impl RssSampler {
     /// Starts a new window: returns `VmRSS` now, which is also the window's
     /// peak so far.
     pub fn reset(&self) -> u64 {
-        let now = status_kb("VmRSS:");
-        self.peak_kb.store(now, Ordering::Relaxed);
-        now
+        let now = Rss::now();
+        *self.peak.lock().unwrap() = now;
+        now.total
     }
 
     /// The largest `VmRSS` seen in this window (kB).
     pub fn peak(&self) -> u64 {
-        self.peak_kb
-            .load(Ordering::Relaxed)
-            .max(status_kb("VmRSS:"))
+        self.peak_parts().total
+    }
+
+    /// The largest value of each field seen in this window.
+    pub fn peak_parts(&self) -> Rss {
+        self.peak.lock().unwrap().max(Rss::now())
     }
 }
 
