@@ -145,7 +145,8 @@ class Master:
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:
             stop_group(self.proc, signal.SIGINT, 10)
-        shutil.rmtree(self.home, ignore_errors=True)
+        if os.environ.get("HIBARI_ROS1_KEEP_HOME") is None:
+            shutil.rmtree(self.home, ignore_errors=True)
 
 
 def stop_group(proc, sig, grace):

@@ -109,7 +109,11 @@ def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, An
     pub = node.create_publisher(Image, "/e4", qos_of(qos))
     executor = hibari.SingleThreadedExecutor()
     executor.add_node(node)
-    spinner = threading.Thread(target=lambda: (pin(1), executor.spin()), daemon=True)
+    def spin() -> None:
+        pin(1)  # the subscribing side's CPU
+        executor.spin()
+
+    spinner = threading.Thread(target=spin, daemon=True)
     spinner.start()
     frame = frame_of(size)
     msg = Image(height=1, width=size, encoding="mono8", step=size, data=frame)

@@ -6,7 +6,8 @@
 
 Run it with the system python3 that has rospy (Debian's ros-core); it starts
 a private roscore on a free port (or uses $ROS_MASTER_URI when that answers)
-and stops what it started. The same workload as e4.py's two-process set-up:
+and stops what it started (``peers/ros1/run.py``'s ``Master``; set
+HIBARI_ROS1_KEEP_HOME=1 to keep its ROS_HOME, with the subscriber's child.log). The same workload as e4.py's two-process set-up:
 a frame of ``size`` bytes held by the application as a numpy array (a
 ``bytes`` object where numpy is missing); each iteration converts it to the
 ``bytes`` rospy wants (``tobytes()``, the copy an application makes) and
@@ -25,15 +26,15 @@ import math
 import os
 import resource
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
-import xmlrpc.client
 
 from placement import pin
+
+# The ROS 1 peer's driver owns the roscore lifecycle (the bench's ROS 1 cells use it too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "peers", "ros1"))
+from run import Master  # noqa: E402
 
 SIZES = [1024, 65536, 1048576, 4194304, 6220800]
 
@@ -56,58 +57,6 @@ def stats(values):
 def ctx_switches():
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_nvcsw + ru.ru_nivcsw
-
-
-def master_up(uri):
-    socket.setdefaulttimeout(1.0)
-    try:
-        code, _, _ = xmlrpc.client.ServerProxy(uri).getPid("/e4_rospy")
-        return code == 1
-    except (OSError, xmlrpc.client.Error):
-        return False
-    finally:
-        socket.setdefaulttimeout(None)
-
-
-class Master:
-    """$ROS_MASTER_URI when it answers, else a roscore of ours on a free port."""
-
-    def __init__(self):
-        self.proc = None
-        self.home = tempfile.mkdtemp(prefix="hibari-e4-rospy-")
-        uri = os.environ.get("ROS_MASTER_URI")
-        if uri and master_up(uri):
-            self.uri = uri
-            return
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        self.uri = f"http://127.0.0.1:{port}"
-        self.proc = subprocess.Popen(["roscore", "-p", str(port)], env=self.env(), start_new_session=True,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        t = time.monotonic()
-        while not master_up(self.uri):
-            if self.proc.poll() is not None or time.monotonic() - t > 30:
-                self.stop()
-                raise SystemExit("roscore did not come up within 30 s")
-            time.sleep(0.1)
-
-    def env(self):
-        return dict(os.environ, ROS_MASTER_URI=self.uri, ROS_IP="127.0.0.1", ROS_HOME=self.home,
-                    PYTHONUNBUFFERED="1")
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGINT)
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-            except ProcessLookupError:
-                pass
-        if os.environ.get("E4_ROSPY_KEEP") is None:
-            shutil.rmtree(self.home, ignore_errors=True)
 
 
 def child(count, topic, out):

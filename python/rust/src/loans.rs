@@ -35,7 +35,7 @@ use crate::encode::Encoded;
 use crate::errors::hibari_error;
 use crate::pieces::{assemble_into, HolePlace, HoleSpec};
 use crate::schema::Schema;
-use crate::view::typestr;
+use crate::view::{array_interface, typestr};
 
 static GETREFCOUNT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -85,12 +85,7 @@ impl LoanBuffer {
     /// address of the lent bytes, writable.
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item(intern!(py, "version"), 3)?;
-        d.set_item(intern!(py, "shape"), (self.count,))?;
-        d.set_item(intern!(py, "typestr"), self.typestr)?;
-        d.set_item(intern!(py, "data"), (self.address, false))?;
-        Ok(d)
+        array_interface(py, self.count, self.typestr, self.address, false)
     }
 }
 

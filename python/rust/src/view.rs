@@ -128,18 +128,30 @@ const ALIGNED: c_int = 0x100;
 const NOTSWAPPED: c_int = 0x200;
 const HAS_DESCR: c_int = 0x800;
 
+/// numpy's array interface (version 3) of `count` elements of `typestr`
+/// at `address`: the dict both a received array and a loan's array offer.
+pub(crate) fn array_interface<'py>(
+    py: Python<'py>,
+    count: usize,
+    typestr: &'static str,
+    address: usize,
+    read_only: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item(intern!(py, "version"), 3)?;
+    d.set_item(intern!(py, "shape"), (count,))?;
+    d.set_item(intern!(py, "typestr"), typestr)?;
+    d.set_item(intern!(py, "data"), (address, read_only))?;
+    Ok(d)
+}
+
 #[pymethods]
 impl SampleBuffer {
     /// numpy's array interface (version 3): shape, element type, and the
     /// address of the bytes, read-only.
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item(intern!(py, "version"), 3)?;
-        d.set_item(intern!(py, "shape"), (self.count,))?;
-        d.set_item(intern!(py, "typestr"), self.typestr)?;
-        d.set_item(intern!(py, "data"), (self.address(), true))?;
-        Ok(d)
+        array_interface(py, self.count, self.typestr, self.address(), true)
     }
 
     /// numpy's array struct interface: the same array as

@@ -154,15 +154,8 @@ pub(crate) fn decode_result_request(cdr: &[u8]) -> Result<GoalId, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::tests::Count;
     use crate::msg::std_msgs::msg::{Int32, String as RosString};
-
-    struct Count;
-    impl Action for Count {
-        type Goal = Int32;
-        type Result = RosString;
-        type Feedback = Int32;
-        const TYPE_NAME: &'static str = "hibari_test/action/Count";
-    }
 
     #[test]
     fn a_goal_request_is_the_id_then_the_goal_laid_out_as_alone() {

@@ -12,7 +12,8 @@ use crate::{Action, CallError, CancelResponse, Context, GoalStatus, SingleThread
 
 const WAIT: Duration = Duration::from_secs(10);
 
-struct Count;
+/// A goal counts to a number; the internals' tests (here and in `codec`) use it.
+pub(super) struct Count;
 
 impl Action for Count {
     type Goal = Int32;
