@@ -32,6 +32,9 @@ if [ "$zenoh" = 1 ]; then
   cargo build --release -p hibari-bench-ipc --features zenoh
   log "hibari-bench-ipc with Zenoh built in $(( $(date +%s) - start )) s"
 fi
+# The Python package and E4's Rust twin, so that e4-python runs in the demo too.
+scripts/python.sh --build-only \
+  || log "the Python package did not build; e4-python will say it is not available"
 if scripts/ros1-peer.sh --check >/dev/null 2>&1; then
   scripts/ros1-peer.sh --no-install >/dev/null
 else

@@ -6,6 +6,7 @@
 #   pytest (python/tests).
 #   scripts/python.sh            build + stubtest + mypy + tests
 #   scripts/python.sh --bench    also run python/bench/e4.py (Python vs Rust, E4)
+#   scripts/python.sh --build-only   only the two builds (scripts/demo.sh uses this)
 # Needs the venv of scripts/setup.sh (maturin, numpy, mypy, pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,8 @@ step "maturin develop --release (hibari._hibari)"
 
 step "cargo build --release -p hibari-py --examples (the Rust peer and the E4 twin)"
 cargo build --release -p hibari-py --examples --quiet
+
+[ "${1:-}" = "--build-only" ] && exit 0
 
 step "mypy.stubtest hibari._hibari"
 (cd python && "$VENV/bin/python" -m mypy.stubtest hibari._hibari)

@@ -2,7 +2,7 @@
 # Installs what hibari's build, demo and tests need. Idempotent: every step
 # checks first and does nothing when the thing is already there.
 #   scripts/setup.sh          everything the test suite needs
-#   scripts/setup.sh --build  only what building and the demo need
+#   scripts/setup.sh --build  only what building (Rust and the Python package) and the demo need
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -35,9 +35,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
 
-[ "$mode" = "--build" ] && exit 0
-
-# --- Python: the rosbags oracle and test tools, in a project venv -------------
+# --- Python: the package's build (maturin, numpy), the rosbags oracle and test
+#     tools, in a project venv (the demo builds the Python package too) ---------
 VENV=$ROOT/.venv
 if [ ! -x "$VENV/bin/python" ]; then
   log "python3 -m venv .venv"; python3 -m venv "$VENV"
@@ -47,6 +46,8 @@ if ! "$VENV/bin/python" -c 'import rosbags, pytest, maturin, numpy, mypy, roslib
    || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("rosbags"))')" != "0.11.9" ]; then
   log "pip install $want_py"; "$VENV/bin/pip" install -q $want_py
 fi
+
+[ "$mode" = "--build" ] && exit 0
 
 # --- npm: the bridge's real client peers (roslibjs, Foxglove ws-protocol) ----
 JS=$ROOT/crates/hibari-bridge/tests/js
