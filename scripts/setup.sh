@@ -55,6 +55,16 @@ if [ ! -d "$JS/node_modules/roslib" ] || [ ! -d "$JS/node_modules/@foxglove/ws-p
   log "npm ci (bridge test peers)"; (cd "$JS" && npm ci --no-audit --no-fund --silent)
 fi
 
+# --- nightly with miri (the test suite runs hibari-shm's pure-Rust parts under it)
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  log "rustup toolchain install nightly"; rustup toolchain install nightly --profile minimal
+fi
+for comp in miri rust-src; do
+  if ! rustup component list --toolchain nightly --installed 2>/dev/null | grep -q "^$comp"; then
+    log "rustup component add $comp --toolchain nightly"; rustup component add "$comp" --toolchain nightly
+  fi
+done
+
 # --- cargo-fuzz (the fuzz targets run on stable with RUSTC_BOOTSTRAP=1) -------
 if ! command -v cargo-fuzz >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo-fuzz" ]; then
   log "cargo install cargo-fuzz"; cargo install cargo-fuzz --locked -q

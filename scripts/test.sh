@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: what CI runs (.ci/run). Installs what it needs first.
-#   fmt, clippy -D warnings, cargo tests (unit, integration, doc), the rosbags
+#   fmt, clippy -D warnings, cargo tests (unit, integration, doc), the loom
+#   model of the shared-memory rings and miri over their pure-Rust parts, the rosbags
 #   byte-for-byte cross-check of every bundled type in both distros, the Python
 #   package (scripts/python.sh), and a short run of every fuzz target.
 # Environment: FUZZ_SECONDS (default 20 per target), CROSSCHECK_SAMPLES (default 3).
@@ -23,6 +24,29 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test"
 cargo test --workspace 2>&1 | tee target/cargo-test.log
 grep -q "test result: ok" target/cargo-test.log
+
+# The shared-memory rings' lock-free protocol, checked beyond what tests can
+# reach. Building is not timed; each run is bounded (about a minute here).
+step "loom model of the shared-memory rings"
+LOOM_TARGET="$ROOT/target/loom" # its own: RUSTFLAGS would rebuild target/
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=$LOOM_TARGET cargo test -q -p hibari-shm --release --lib --no-run
+started=$SECONDS
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=$LOOM_TARGET timeout 300 \
+  cargo test -p hibari-shm --release --lib loom 2>&1 | tee target/loom.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "loom: failed (or over 300 s)" >&2; exit 1; }
+echo "loom: pass, $(grep -Eo '[0-9]+ passed' target/loom.log | tail -1) in $((SECONDS - started)) s"
+
+step "miri: hibari-shm's pure-Rust parts (rings over heap memory, protocol)"
+# Miri cannot run syscalls (memfd, mmap, sockets): only these tests run. The
+# exhaustive truncation test of the protocol takes over 10 minutes under miri;
+# it runs natively above.
+MIRI_TESTS=(ring:: proto:: pool::tests::size_classes --skip every_truncation)
+cargo +nightly miri setup
+cargo +nightly miri test -q -p hibari-shm --lib --no-run
+started=$SECONDS
+timeout 300 cargo +nightly miri test -p hibari-shm --lib -- "${MIRI_TESTS[@]}" 2>&1 | tee target/miri.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "miri: failed (or over 300 s)" >&2; exit 1; }
+echo "miri: pass, $(grep -Eo '[0-9]+ passed' target/miri.log | tail -1) in $((SECONDS - started)) s"
 
 step "rosbags cross-check (pytest)"
 cargo build --release -p hibari-crosscheck

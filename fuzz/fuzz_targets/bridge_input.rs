@@ -12,6 +12,7 @@
 //!
 //! Properties: never a panic, whatever the ops do (each input's session is
 //! closed afterwards, taking what it made with it).
+#![forbid(unsafe_code)]
 #![no_main]
 
 use hibari_bridge::fuzzing::{foxglove_frame, rosbridge_frame, rosbridge_tcp};

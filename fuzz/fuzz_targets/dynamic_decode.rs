@@ -11,6 +11,7 @@
 //!   and decode∘encode is stable;
 //! - `to_json` of it is accepted by `from_json`, and JSON is stable:
 //!   to_json(from_json(j)) == j (NaN is `null` on both sides).
+#![forbid(unsafe_code)]
 #![no_main]
 
 use hibari_dynamic::{decode, encode, from_json, to_json, DynamicEncodeError};

@@ -7,6 +7,7 @@
 //!   the same bytes and re-encodes them identically;
 //! - to_json → from_json → encode gives the same bytes (JSON floats are never
 //!   NaN except through `null`, which reads as the canonical NaN).
+#![forbid(unsafe_code)]
 #![no_main]
 
 use hibari_dynamic::{decode, encode, from_json, to_json};

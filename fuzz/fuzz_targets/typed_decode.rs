@@ -11,6 +11,7 @@
 //! - `serialized_size`, `encode_into_slice` and `decode_into` agree with
 //!   `to_cdr`/`from_cdr`, and `decode_into` leaves nothing of the previous
 //!   message behind.
+#![forbid(unsafe_code)]
 #![no_main]
 
 use hibari_cdr::{HasView, TypeVisitor};

@@ -6,6 +6,7 @@
 //!   same error;
 //! - when both succeed, `to_owned_message()` encodes to the same bytes (or the
 //!   same error) as the typed decode, and the view's `Debug` works.
+#![forbid(unsafe_code)]
 #![no_main]
 
 use hibari_cdr::{HasView, MessageView, TypeVisitor};

@@ -4,6 +4,14 @@
 //! little-endian `u16`, taken modulo the list's length) pick a type from
 //! [`hibari_msgs::jazzy::TYPE_NAMES`]; the rest is the payload (CDR bytes, or
 //! JSON text for `json_decode`). Seeds in `fuzz/seeds/` use that layout.
+//!
+//! # `unsafe`
+//!
+//! hibari allows `unsafe` only in its shared-memory crate. The one exception
+//! here is the allocation guard, [`GuardAlloc`]: a global allocator must
+//! `unsafe impl GlobalAlloc`. It only forwards to `System`, and the allow is
+//! on that impl alone; the rest of the crate and every target forbid it.
+#![deny(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,6 +48,9 @@ static LARGEST: AtomicUsize = AtomicUsize::new(0);
 #[global_allocator]
 static GLOBAL: GuardAlloc = GuardAlloc;
 
+// SAFETY: every method forwards its arguments unchanged to `System`, which
+// upholds `GlobalAlloc`'s contract; recording a size has no effect on it.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for GuardAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LARGEST.fetch_max(layout.size(), Ordering::Relaxed);

@@ -1,11 +1,13 @@
-"""Shared fixtures: an isolated context per test, unique names, and the Rust
-peer binary for cross-process tests."""
+"""Shared fixtures: an isolated context per test, unique names, a domain of
+each cross-process test's own, and the Rust peer binary for cross-process
+tests."""
 
 from __future__ import annotations
 
 import itertools
 import os
 import shutil
+import socket
 import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
@@ -32,6 +34,39 @@ def context() -> Iterator[hibari.Context]:
 @pytest.fixture
 def node(context: hibari.Context) -> hibari.Node:
     return hibari.Node(f"test_node_{next(_counter)}", context=context)
+
+
+# Test domains are claimed as the Rust tests claim them (crates/hibari-testkit):
+# by binding the abstract Unix socket "hibari-test-domain/<id>", which the
+# kernel lets one socket on the host hold at a time. The claim lasts as long as
+# the socket (and ends with the process).
+FIRST_DOMAIN = 4_000
+DOMAINS = 6_000
+_next_domain = itertools.count()
+
+
+def reserve_domain() -> tuple[int, socket.socket]:
+    """A domain id no other test process holds, and the socket holding it."""
+    for _ in range(DOMAINS):
+        d = FIRST_DOMAIN + next(_next_domain) % DOMAINS
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.bind(f"\0hibari-test-domain/{d}")
+        except OSError:
+            s.close()
+            continue
+        return d, s
+    raise RuntimeError(f"all {DOMAINS} test domains from {FIRST_DOMAIN} are held")
+
+
+@pytest.fixture
+def domain(monkeypatch) -> Iterator[int]:
+    """A domain of this test's own, also in ``HIBARI_DOMAIN_ID`` for the
+    processes it starts; held until the test ends."""
+    d, claim = reserve_domain()
+    monkeypatch.setenv("HIBARI_DOMAIN_ID", str(d))
+    yield d
+    claim.close()
 
 
 @pytest.fixture

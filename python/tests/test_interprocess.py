@@ -10,7 +10,6 @@ process in the other test files.
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
 import textwrap
@@ -29,13 +28,6 @@ pytestmark = pytest.mark.skipif(
 
 needs_peer = pytest.mark.skipif(peer_binary() is None,
                                 reason="the Rust peer is not built: run scripts/python.sh")
-
-
-@pytest.fixture
-def domain(monkeypatch) -> int:
-    d = random.randrange(100, 200)
-    monkeypatch.setenv("HIBARI_DOMAIN_ID", str(d))
-    return d
 
 
 # Unique per test process: parallel runs may share a domain.

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import subprocess
 import sys
 import textwrap
@@ -122,13 +121,6 @@ def test_an_array_outlives_its_dropped_loan_safely(node, topic) -> None:
 
 interprocess = pytest.mark.skipif(not hibari._hibari.has_interprocess(),
                                   reason="needs the shared-memory transport in the default Context")
-
-
-@pytest.fixture
-def domain(monkeypatch) -> int:
-    d = random.randrange(200, 300)
-    monkeypatch.setenv("HIBARI_DOMAIN_ID", str(d))
-    return d
 
 
 def _mapping(address: int) -> str:

@@ -36,10 +36,10 @@ def test_a_subscription_gets_each_message_with_its_sample_info(node, topic) -> N
         assert i.latency_ns == i.reception_timestamp - i.source_timestamp and i.lost_before == 0
 
 
-def test_module_level_spin_functions_use_the_default_context() -> None:
+def test_module_level_spin_functions_use_the_default_context(domain: int) -> None:
     from hibari.msg.std_msgs import Int64
 
-    hibari.init([], domain_id=91)
+    hibari.init([], domain_id=domain)
     try:
         with pytest.raises(RuntimeError, match="already called"):
             hibari.init([])

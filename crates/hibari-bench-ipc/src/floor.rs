@@ -19,6 +19,7 @@ use crate::sys::{self, SharedMapping};
 use crate::system::{
     Link, LinkError, Mode, Publish, Role, Setup, Subscribe, System, Variant, ACK_LEN,
 };
+use hibari_cdr::Bytes;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -216,7 +217,7 @@ struct FloorRx {
 }
 
 impl Subscribe for FloorRx {
-    fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
+    fn receive(&mut self, read: &mut dyn FnMut(Bytes<'_>)) -> Result<(), LinkError> {
         let word = self.map.atomic_u32(SEQ);
         if let Wake::Eventfd(f) = &self.wake {
             // One write per message: consume it first, so the counter never runs ahead.
@@ -241,7 +242,7 @@ impl Subscribe for FloorRx {
         };
         let len = self.map.atomic_u32(LEN).load(Ordering::Relaxed) as usize;
         let len = len.min(self.map.len() - PAYLOAD);
-        read(self.map.bytes(PAYLOAD, len));
+        read(Bytes::Private(self.map.bytes(PAYLOAD, len)));
         self.last = seq;
         Ok(())
     }

@@ -18,6 +18,7 @@
 use crate::system::{
     Link, LinkError, Mode, Publish, Role, Setup, Subscribe, System, Variant, ACK_LEN,
 };
+use hibari_cdr::Bytes;
 use iceoryx2::port::listener::Listener;
 use iceoryx2::port::notifier::Notifier;
 use iceoryx2::port::publisher::Publisher;
@@ -250,12 +251,12 @@ struct IceRx {
 }
 
 impl Subscribe for IceRx {
-    fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
+    fn receive(&mut self, read: &mut dyn FnMut(Bytes<'_>)) -> Result<(), LinkError> {
         loop {
             // A sample already queued is taken first: one wake-up may announce
             // several samples (open loop), and waiting again would sleep on them.
             if let Some(sample) = ice!("receive", self.subscriber.receive()) {
-                read(sample.payload());
+                read(Bytes::Private(sample.payload()));
                 return Ok(());
             }
             if self.abort.load(Ordering::Relaxed) {

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::harness::Placement;
+use hibari_cdr::Bytes;
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -42,11 +43,11 @@ struct ChannelRx {
 }
 
 impl Subscribe for ChannelRx {
-    fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
+    fn receive(&mut self, read: &mut dyn FnMut(Bytes<'_>)) -> Result<(), LinkError> {
         loop {
             match self.rx.recv_timeout(Duration::from_millis(20)) {
                 Ok(b) => {
-                    read(&b);
+                    read(Bytes::Private(&b));
                     return Ok(());
                 }
                 Err(_) if self.abort.load(Ordering::Relaxed) => return Err(LinkError::Aborted),

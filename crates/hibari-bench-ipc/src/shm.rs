@@ -12,9 +12,10 @@
 //! Each cell uses a domain of its own (from the tag), so cells never see
 //! each other; discovery needs nothing from the harness's control channel.
 
+use hibari_cdr::Bytes;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -74,8 +75,8 @@ impl Notify for EventWaker {
     fn notify(&self) {
         let _ = (&self.0).write_all(&1u64.to_ne_bytes());
     }
-    fn wake_fd(&self) -> Option<RawFd> {
-        Some(self.0.as_raw_fd())
+    fn wake_fd(&self) -> Option<BorrowedFd<'_>> {
+        Some(self.0.as_fd())
     }
 }
 
@@ -181,7 +182,7 @@ struct ShmRx {
 }
 
 impl Subscribe for ShmRx {
-    fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
+    fn receive(&mut self, read: &mut dyn FnMut(Bytes<'_>)) -> Result<(), LinkError> {
         loop {
             if let Some(sample) = self.reader.take() {
                 let bytes = sample

@@ -15,6 +15,7 @@
 //! asked. A system only moves bytes and wakes the other side.
 
 use crate::control::{Control, ControlError};
+use hibari_cdr::Bytes;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -122,7 +123,9 @@ pub trait Publish {
 pub trait Subscribe {
     /// Waits for the next message (blocking in the kernel or spinning, as the variant
     /// prescribes), then calls `read` with a view of its bytes, then releases it.
-    fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError>;
+    /// hibari's shared memory gives [`Bytes::Shared`] (the publisher could
+    /// still write them); the other systems give a slice.
+    fn receive(&mut self, read: &mut dyn FnMut(Bytes<'_>)) -> Result<(), LinkError>;
 }
 
 /// A system under measurement.

@@ -2,6 +2,8 @@
 //! 32-byte header stamped into every payload, the 32-byte ack, the subscriber's
 //! checks and its optional "touch" (a 64-bit sum over every byte).
 
+use hibari_cdr::Bytes;
+
 /// Bytes of the header at the start of every payload (and of every ack).
 pub const HEADER_LEN: usize = 32;
 
@@ -27,7 +29,8 @@ impl Header {
     }
 
     /// Reads a header from the start of `buf`, if it is long enough.
-    pub fn read(buf: &[u8]) -> Option<Header> {
+    pub fn read<'a>(buf: impl Into<Bytes<'a>>) -> Option<Header> {
+        let buf = buf.into();
         Some(Header {
             seq: word(buf, 0)?,
             t_send: word(buf, 8)?,
@@ -59,7 +62,8 @@ impl Ack {
     }
 
     /// Reads an ack from `buf`, if it is long enough.
-    pub fn read(buf: &[u8]) -> Option<Ack> {
+    pub fn read<'a>(buf: impl Into<Bytes<'a>>) -> Option<Ack> {
+        let buf = buf.into();
         Some(Ack {
             seq: word(buf, 0)?,
             t_recv: word(buf, 8)?,
@@ -69,8 +73,8 @@ impl Ack {
     }
 }
 
-fn word(buf: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(buf.get(at..at + 8)?.try_into().ok()?))
+fn word(buf: Bytes<'_>, at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(buf.array(at)?))
 }
 
 /// The fill byte of message `seq` (every payload byte after the header holds it).
@@ -80,13 +84,14 @@ pub fn fill_byte(seq: u64) -> u8 {
 
 /// Checks a received payload: its header says `seq` and `len`, its length is
 /// `len`, and its last byte is the fill byte of `seq`.
-pub fn payload_ok(bytes: &[u8], seq: u64, len: usize) -> bool {
+pub fn payload_ok<'a>(bytes: impl Into<Bytes<'a>>, seq: u64, len: usize) -> bool {
+    let bytes = bytes.into();
     match Header::read(bytes) {
         Some(h) => {
             h.seq == seq
                 && h.len == len as u64
                 && bytes.len() == len
-                && bytes.last() == Some(&fill_byte(seq))
+                && bytes.get(len.wrapping_sub(1)) == Some(fill_byte(seq))
         }
         None => false,
     }
@@ -94,7 +99,17 @@ pub fn payload_ok(bytes: &[u8], seq: u64, len: usize) -> bool {
 
 /// Reads every byte of `bytes` as 64-bit words (plus the unaligned ends) and
 /// returns their wrapping sum: the "touch" of an application that uses the data.
-pub fn touch(bytes: &[u8]) -> u64 {
+/// Shared memory is read as whole words by `Relaxed` loads (the first and
+/// last words may add bytes just outside the payload: it is only a sum).
+pub fn touch(bytes: Bytes<'_>) -> u64 {
+    let bytes = match bytes {
+        Bytes::Private(b) => b,
+        Bytes::Shared(s) => {
+            return s.words().iter().fold(0u64, |sum, w| {
+                sum.wrapping_add(w.load(std::sync::atomic::Ordering::Relaxed) as u64)
+            })
+        }
+    };
     let (head, words, tail) = bytemuck::pod_align_to::<u8, u64>(bytes);
     let ends = head
         .iter()
@@ -150,6 +165,6 @@ mod tests {
         let per_word = u64::from_ne_bytes([1; 8]);
         let (head, words, tail) = bytemuck::pod_align_to::<u8, u64>(&bytes[1..]);
         let expected = (head.len() + tail.len()) as u64 + words.len() as u64 * per_word;
-        assert_eq!(touch(&bytes[1..]), expected);
+        assert_eq!(touch(Bytes::Private(&bytes[1..])), expected);
     }
 }

@@ -14,6 +14,7 @@
 //! Variants: `tcp` and `unix` (`unixsock-stream`). Both wait in the kernel;
 //! there is no busy-poll mode. Built only with the cargo feature `zenoh`.
 
+use hibari_cdr::Bytes;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -194,11 +195,11 @@ struct ZenohRx {
 }
 
 impl Subscribe for ZenohRx {
-    fn receive(&mut self, read: &mut dyn FnMut(&[u8])) -> Result<(), LinkError> {
+    fn receive(&mut self, read: &mut dyn FnMut(Bytes<'_>)) -> Result<(), LinkError> {
         loop {
             let got = self.subscriber.recv_timeout(Duration::from_millis(200));
             if let Some(sample) = got.map_err(err("recv"))? {
-                read(&sample.payload().to_bytes());
+                read(Bytes::Private(&sample.payload().to_bytes()));
                 return Ok(());
             }
             if self.abort.load(Ordering::Relaxed) {

@@ -271,14 +271,13 @@ mod tests {
 
     #[test]
     fn the_csv_series_is_in_sequence_order_without_duplicates_or_the_header() {
-        let dir = std::env::temp_dir().join(format!("ros1-csv-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let p = dir.join("c.csv");
         let text = "seq,intended_ns,recv_ns,latency_us\n2,0,0,30.5\n0,0,0,10\n1,0,0,20\n1,0,0,99\n";
         std::fs::write(&p, text).unwrap();
         assert_eq!(read_series(&p), vec![10.0, 20.0, 30.5]);
         assert!(read_series(&dir.join("missing.csv")).is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

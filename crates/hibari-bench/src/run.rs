@@ -100,9 +100,13 @@ fn topic_name() -> String {
     )
 }
 
-/// A domain few others use: this process's own, 150–229.
+/// `HIBARI_DOMAIN_ID` when set (tests give each run a domain of its own),
+/// else a domain few others use: this process's own, 150–229.
 fn domain() -> u32 {
-    150 + std::process::id() % 80
+    std::env::var("HIBARI_DOMAIN_ID")
+        .ok()
+        .and_then(|d| d.trim().parse().ok())
+        .unwrap_or(150 + std::process::id() % 80)
 }
 
 fn finish(collected: crate::workload::Collected, end: Usage) -> (Vec<u64>, Usage) {
@@ -125,10 +129,11 @@ pub fn run_series(spec: &SeriesSpec, child: &ChildCommand) -> Result<Outcome, Se
 fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
     let setup = |e: &dyn std::fmt::Display| SeriesRunError::Setup(e.to_string());
     let (sub_ctx, pub_ctx) = if spec.shm_in_one_process {
-        // Two shared-memory participants of one domain, no in-process path.
-        let d = domain() + 1000;
+        // Two shared-memory participants of one domain, no in-process path
+        // (this process's domain: no child runs beside them).
+        let d = domain();
         let shm = || -> Result<Context, SeriesRunError> {
-            let t = hibari_shm::ShmTransport::open(d).map_err(|e| setup(&e))?;
+            let t = hibari::transports::ShmTransport::open(d).map_err(|e| setup(&e))?;
             Context::builder()
                 .transport(Arc::new(t))
                 .create()

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use hibari::msg::sensor_msgs::msg::{CompressedImage, Image, LaserScan};
 use hibari::msg::std_msgs::msg::UInt8MultiArray;
-use hibari::{Node, Publisher, QosProfile, SampleInfo, TypeAdapter};
+use hibari::{Node, Publisher, QosProfile, SampleInfo, SubscriptionOptions, TypeAdapter};
 
 use crate::clock::{mono_ns, Pacer, Usage};
 
@@ -98,9 +98,9 @@ pub fn subscribe(
     where
         A::Custom: Stamped,
     {
-        let s = node.create_subscription_adapted::<A, _>(
+        let s = node.create_subscription(
             topic,
-            qos(depth),
+            SubscriptionOptions::new(qos(depth)).adapter::<A>(),
             move |m: &A::Custom, info: &SampleInfo| {
                 let now = mono_ns();
                 c.record(info, now.saturating_sub(m.stamp_ns()), per_process);
@@ -186,7 +186,7 @@ pub fn publish(
         }
         Kind::Adapted { width, height } => {
             let pixels = rgb(width, height);
-            let p = node.create_publisher_adapted::<RgbAdapter>(topic, qos(depth))?;
+            let p = node.create_publisher::<RgbAdapter>(topic, qos(depth))?;
             run(&p, topic, schedule, per_process, |t| RgbFrame {
                 stamp_ns: t,
                 width,

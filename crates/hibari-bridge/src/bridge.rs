@@ -59,6 +59,10 @@ pub struct Bridge {
     core: Arc<Core>,
     runtime: Option<tokio::runtime::Runtime>,
     executor: Arc<SingleThreadedExecutor>,
+    /// Set before `cancel()`: a cancel only stops a spin already running,
+    /// so the spinner also looks at this (when it starts, and after every
+    /// wake-up).
+    stopping: Arc<std::sync::atomic::AtomicBool>,
     spinner: Option<JoinHandle<()>>,
     ws_addr: SocketAddr,
     tcp_addr: Option<SocketAddr>,
@@ -116,9 +120,16 @@ impl Bridge {
         let executor = Arc::new(SingleThreadedExecutor::new());
         executor.add_node(&node)?;
         let e = executor.clone();
+        let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = stopping.clone();
         let spinner = std::thread::Builder::new()
             .name("hibari-bridge-exec".into())
-            .spawn(move || e.spin())
+            .spawn(move || {
+                e.spin_until(
+                    || stop.load(std::sync::atomic::Ordering::Acquire),
+                    Duration::MAX,
+                );
+            })
             .map_err(BridgeStartError::Runtime)?;
         runtime.spawn(accept(core.clone(), ws, false));
         if let Some(tcp) = tcp {
@@ -129,6 +140,7 @@ impl Bridge {
             core,
             runtime: Some(runtime),
             executor,
+            stopping,
             spinner: Some(spinner),
             ws_addr,
             tcp_addr,
@@ -175,6 +187,8 @@ impl Bridge {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_timeout(Duration::from_secs(1));
         }
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::Release);
         self.executor.cancel();
         if let Some(spinner) = self.spinner.take() {
             let _ = spinner.join();

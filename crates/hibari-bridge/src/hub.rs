@@ -83,7 +83,7 @@ impl Feed {
             self.topic_arc.clone(),
             self.ty.clone(),
             self.registry.clone(),
-            &bytes,
+            bytes.to_vec(),
             received_ns,
         ));
         let now = Instant::now();

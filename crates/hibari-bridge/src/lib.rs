@@ -39,6 +39,7 @@
 //! println!("rosbridge and Foxglove on ws://{}", bridge.local_addr());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod acl;

@@ -15,10 +15,11 @@ use hibari::QosProfile;
 #[test]
 fn a_browser_page_and_a_native_node_talk_through_the_bridge() {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    assert!(
-        std::path::Path::new(&chromium).exists(),
-        "no Chromium at {chromium}: `apt-get install -y chromium`, or set CHROMIUM"
-    );
+    if !std::path::Path::new(&chromium).exists() {
+        common::missing(&format!(
+            "Chromium at {chromium} for the bridge's browser peer, or set CHROMIUM"
+        ));
+    }
     let f = Fixture::new();
     let answer = Arc::new(
         f.node
@@ -58,10 +59,14 @@ fn a_browser_page_and_a_native_node_talk_through_the_bridge() {
         .unwrap();
     let _set = f
         .node
-        .create_service::<SetBool, _>("/set", |r: SetBool_Request| SetBool_Response {
-            success: r.data,
-            message: format!("got {}", r.data),
-        })
+        .create_service::<SetBool, _>(
+            "/set",
+            QosProfile::services_default(),
+            |r: SetBool_Request| SetBool_Response {
+                success: r.data,
+                message: format!("got {}", r.data),
+            },
+        )
         .unwrap();
     node_script("browser.mjs", &[&f.url()]).finish();
     assert_eq!(

@@ -50,10 +50,14 @@ fn a_foxglove_client_sees_the_graph_gets_raw_cdr_publishes_and_calls_services() 
         .unwrap();
     let _set = f
         .node
-        .create_service::<SetBool, _>("/set", |r: SetBool_Request| SetBool_Response {
-            success: r.data,
-            message: format!("got {}", r.data),
-        })
+        .create_service::<SetBool, _>(
+            "/set",
+            QosProfile::services_default(),
+            |r: SetBool_Request| SetBool_Response {
+                success: r.data,
+                message: format!("got {}", r.data),
+            },
+        )
         .unwrap();
     node_script("foxglove.mjs", &[&f.url()]).finish();
     assert_eq!(heard.lock().unwrap().as_slice(), ["from foxglove"]);

@@ -103,14 +103,20 @@ fn roslibpy_calls_native_services_and_serves_native_callers() {
     let f = Fixture::new();
     let _set = f
         .node
-        .create_service::<SetBool, _>("/set", |r: SetBool_Request| SetBool_Response {
-            success: r.data,
-            message: format!("got {}", r.data),
-        })
+        .create_service::<SetBool, _>(
+            "/set",
+            QosProfile::services_default(),
+            |r: SetBool_Request| SetBool_Response {
+                success: r.data,
+                message: format!("got {}", r.data),
+            },
+        )
         .unwrap();
     let caller = f.context.create_node("caller").unwrap();
     let native = std::thread::spawn(move || {
-        let client = caller.create_client::<SetBool>("/py_service").unwrap();
+        let client = caller
+            .create_client::<SetBool>("/py_service", QosProfile::services_default())
+            .unwrap();
         assert!(client.wait_for_service(LONG));
         let a = client.call_async(SetBool_Request { data: true });
         let b = client.call_async(SetBool_Request { data: false });

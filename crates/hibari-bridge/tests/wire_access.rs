@@ -115,16 +115,29 @@ fn connected_clients_and_client_count_follow_real_clients() {
 
 #[test]
 fn the_cli_reports_the_port_it_bound_for_port_0() {
-    let domain = 100 + std::process::id() % 100;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hibari-bridge"))
-        .args(["--port", "0", "--domain", &domain.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    out.read_line(&mut line).unwrap();
+    /// Kills the bridge when dropped, so a failing test leaves no process.
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let domain = hibari_testkit::TestDomain::reserve();
+    let mut child = Kill(
+        Command::new(env!("CARGO_BIN_EXE_hibari-bridge"))
+            .args(["--port", "0", "--domain", &domain.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let out = child.0.stdout.take().unwrap();
+    let line = hibari_testkit::with_timeout(LONG, "the bridge's first line", move || {
+        let mut line = String::new();
+        BufReader::new(out).read_line(&mut line).map(|_| line)
+    })
+    .unwrap();
     let url = line
         .split_whitespace()
         .find(|w| w.starts_with("ws://"))
@@ -135,8 +148,7 @@ fn the_cli_reports_the_port_it_bound_for_port_0() {
     let mut c = Raw::connect(&url);
     c.send(json!({"op": "call_service", "id": "t", "service": "/rosapi/get_time"}));
     let r = c.recv_op("service_response", LONG);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     let r = r.expect("the bridge on the reported port answers");
     assert_eq!(r["result"], true, "{r}");
 }
@@ -155,7 +167,7 @@ fn names_the_globs_keep_out_are_refused_with_a_status_and_have_no_effect() {
     let h = heard.clone();
     let _listener = f
         .node
-        .create_subscription::<RosString, _>(
+        .create_subscription::<RosString, _, _>(
             "/secret",
             QosProfile::default(),
             move |m: RosString| h.lock().unwrap().push(m.data),
@@ -173,13 +185,17 @@ fn names_the_globs_keep_out_are_refused_with_a_status_and_have_no_effect() {
     let k = calls.clone();
     let _server = f
         .node
-        .create_service::<SetBool, _>("/forbidden", move |r: SetBool_Request| {
-            *k.lock().unwrap() += 1;
-            SetBool_Response {
-                success: r.data,
-                message: String::new(),
-            }
-        })
+        .create_service::<SetBool, _>(
+            "/forbidden",
+            QosProfile::services_default(),
+            move |r: SetBool_Request| {
+                *k.lock().unwrap() += 1;
+                SetBool_Response {
+                    success: r.data,
+                    message: String::new(),
+                }
+            },
+        )
         .unwrap();
 
     let mut c = Raw::connect(&f.url());
@@ -283,10 +299,13 @@ fn rosapi_and_foxglove_list_only_what_the_globs_let_through() {
         success: r.data,
         message: String::new(),
     };
-    let _ok = f.node.create_service::<SetBool, _>("/ok_1", serve).unwrap();
+    let _ok = f
+        .node
+        .create_service::<SetBool, _>("/ok_1", QosProfile::services_default(), serve)
+        .unwrap();
     let _no = f
         .node
-        .create_service::<SetBool, _>("/forbidden", serve)
+        .create_service::<SetBool, _>("/forbidden", QosProfile::services_default(), serve)
         .unwrap();
     let mut c = Raw::connect(&f.url());
     assert!(wait_until(LONG, || {

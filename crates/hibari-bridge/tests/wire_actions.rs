@@ -11,7 +11,8 @@ use common::{Fixture, Raw, LONG};
 use hibari::action::{ActionSendGoalError, GoalId};
 use hibari::msg::std_msgs::msg::{Int32, String as RosString};
 use hibari::{
-    Action, ActionServer, CancelResponse, GoalResponse, GoalStatus, Node, ServerGoalHandle,
+    Action, ActionServer, ActionServerOptions, CancelResponse, GoalResponse, GoalStatus, Node,
+    ServerGoalHandle,
 };
 use serde_json::{json, Value as Json};
 use tungstenite::Message;
@@ -26,22 +27,16 @@ impl Action for Count {
     const TYPE_NAME: &'static str = "hibari_test/action/Count";
 }
 
-/// A folder with the `hibari_test` package defining `Count`, for the bridge.
-fn interfaces() -> std::path::PathBuf {
-    let root = std::env::temp_dir().join(format!("hibari-actions-{}", std::process::id()));
-    let dir = root.join("hibari_test/action");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("Count.action"),
-        "int32 data\n---\nstring data\n---\nint32 data\n",
-    )
-    .unwrap();
-    root
-}
-
+/// A bridge that knows `Count` from the `hibari_test` package, in a
+/// temporary folder of the test's own.
 fn fixture() -> Fixture {
-    let path = interfaces();
-    Fixture::with(move |c| c.interface_path(path))
+    Fixture::with_interfaces(
+        &[(
+            "hibari_test/action/Count.action",
+            "int32 data\n---\nstring data\n---\nint32 data\n",
+        )],
+        |c| c,
+    )
 }
 
 fn execute(handle: ServerGoalHandle<Count>, step: Duration) {
@@ -64,6 +59,7 @@ fn execute(handle: ServerGoalHandle<Count>, step: Duration) {
 fn count_server(node: &Node, name: &str, step: Duration) -> ActionServer<Count> {
     node.create_action_server::<Count>(
         name,
+        ActionServerOptions::default(),
         |_: &GoalId, goal: &Int32| {
             if goal.data < 0 {
                 GoalResponse::Reject

@@ -13,8 +13,14 @@ use std::time::Duration;
 use common::{wait_until, Fixture, Raw, LONG};
 use hibari::action::GoalId;
 use hibari::msg::std_msgs::msg::{Int32, String as RosString};
-use hibari::{Action, ActionServer, CancelResponse, GoalResponse, GoalStatus, ServerGoalHandle};
+use hibari::{
+    Action, ActionServer, ActionServerOptions, CancelResponse, GoalResponse, GoalStatus,
+    ServerGoalHandle,
+};
 use serde_json::json;
+
+/// The bridge's definition of [`Count`].
+const COUNT_ACTION: &str = "int32 data\n---\nstring data\n---\nint32 data\n";
 
 /// Counts to `goal.data` (the type of the bridge's `wire_actions` tests).
 struct Count;
@@ -29,15 +35,7 @@ impl Action for Count {
 fn fixture_with(
     f: impl FnOnce(hibari_bridge::BridgeConfig) -> hibari_bridge::BridgeConfig,
 ) -> Fixture {
-    let root = std::env::temp_dir().join(format!("hibari-lifecycle-{}", std::process::id()));
-    let dir = root.join("hibari_test/action");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("Count.action"),
-        "int32 data\n---\nstring data\n---\nint32 data\n",
-    )
-    .unwrap();
-    Fixture::with(move |c| f(c.interface_path(root)))
+    Fixture::with_interfaces(&[("hibari_test/action/Count.action", COUNT_ACTION)], f)
 }
 
 /// Waits for `goal`'s result after giving its request time to reach the
@@ -104,6 +102,7 @@ fn holding_server(f: &Fixture, name: &str) -> (ActionServer<Count>, Held) {
         .node
         .create_action_server::<Count>(
             name,
+            ActionServerOptions::default(),
             |_: &GoalId, _: &Int32| GoalResponse::AcceptAndExecute,
             |_: &GoalId| CancelResponse::Accept,
             move |handle| h.lock().unwrap().push(handle),

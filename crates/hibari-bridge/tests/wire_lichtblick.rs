@@ -80,10 +80,14 @@ fn lichtblicks_rosbridge_player_discovers_subscribes_raw_without_types_and_publi
         })
         .unwrap();
     let _srv = robot
-        .create_service::<Trigger, _>("/robot/reset", |_: Trigger_Request| Trigger_Response {
-            success: true,
-            message: String::new(),
-        })
+        .create_service::<Trigger, _>(
+            "/robot/reset",
+            QosProfile::services_default(),
+            |_: Trigger_Request| Trigger_Response {
+                success: true,
+                message: String::new(),
+            },
+        )
         .unwrap();
     let mut c = Raw::connect(&f.url());
 

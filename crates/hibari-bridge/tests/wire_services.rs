@@ -15,10 +15,14 @@ use serde_json::json;
 
 fn set_bool_server(f: &Fixture, name: &str) -> hibari::ServiceServer<SetBool> {
     f.node
-        .create_service::<SetBool, _>(name, |r: SetBool_Request| SetBool_Response {
-            success: r.data,
-            message: format!("got {}", r.data),
-        })
+        .create_service::<SetBool, _>(
+            name,
+            QosProfile::services_default(),
+            |r: SetBool_Request| SetBool_Response {
+                success: r.data,
+                message: format!("got {}", r.data),
+            },
+        )
         .unwrap()
 }
 
@@ -28,9 +32,11 @@ fn call_service_takes_dict_list_or_no_args_echoes_the_id_and_reports_failures() 
     let _server = set_bool_server(&f, "/set");
     let _trigger = f
         .node
-        .create_service::<Trigger, _>("/trigger", |_| Trigger_Response {
-            success: true,
-            message: "fired".into(),
+        .create_service::<Trigger, _>("/trigger", QosProfile::services_default(), |_| {
+            Trigger_Response {
+                success: true,
+                message: "fired".into(),
+            }
         })
         .unwrap();
     let mut c = Raw::connect(&f.url());
@@ -74,13 +80,17 @@ fn a_slow_call_times_out_when_asked_and_never_blocks_the_clients_other_ops() {
     let f = Fixture::new();
     let slow_node = f.context.create_node("slow").unwrap();
     let _slow = slow_node
-        .create_service::<SetBool, _>("/slow", |r: SetBool_Request| {
-            std::thread::sleep(Duration::from_millis(800));
-            SetBool_Response {
-                success: r.data,
-                message: "late".into(),
-            }
-        })
+        .create_service::<SetBool, _>(
+            "/slow",
+            QosProfile::services_default(),
+            |r: SetBool_Request| {
+                std::thread::sleep(Duration::from_millis(800));
+                SetBool_Response {
+                    success: r.data,
+                    message: "late".into(),
+                }
+            },
+        )
         .unwrap();
     let executor = std::sync::Arc::new(SingleThreadedExecutor::new());
     executor.add_node(&slow_node).unwrap();
@@ -103,8 +113,13 @@ fn a_slow_call_times_out_when_asked_and_never_blocks_the_clients_other_ops() {
     let r = c.recv_op("service_response", LONG).unwrap();
     assert_eq!(r["result"], false);
     assert!(r["values"].as_str().unwrap().contains("Timeout"), "{r}");
-    executor.cancel();
-    spinner.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spinner,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -112,7 +127,10 @@ fn an_advertised_service_answers_native_callers_by_id_and_fails_them_when_its_cl
     let f = Fixture::new();
     let mut c = Raw::connect(&f.url());
     c.send(json!({"op": "advertise_service", "service": "/js_set", "type": "std_srvs/SetBool"}));
-    let client = f.node.create_client::<SetBool>("/js_set").unwrap();
+    let client = f
+        .node
+        .create_client::<SetBool>("/js_set", QosProfile::services_default())
+        .unwrap();
     assert!(client.wait_for_service(LONG));
     let one = client.call_async(SetBool_Request { data: true });
     let two = client.call_async(SetBool_Request { data: false });
@@ -342,7 +360,7 @@ fn a_client_leaving_takes_its_subscriptions_publishers_and_services_with_it() {
     let k = count.clone();
     let _count = f
         .node
-        .create_subscription::<hibari::msg::std_msgs::msg::Int32, _>(
+        .create_subscription::<hibari::msg::std_msgs::msg::Int32, _, _>(
             "/client_count",
             QosProfile::latched(1),
             move |m: hibari::msg::std_msgs::msg::Int32| *k.lock().unwrap() = m.data,

@@ -6,6 +6,19 @@
 //! counts a trailing NUL; sequences as a `u32` count and their elements; nested
 //! messages inline. hibari always writes little-endian and reads both orders.
 //!
+//! # Bytes another process may change
+//!
+//! Decoders take [`Bytes`]: [`Private`](Bytes::Private) bytes (a `&[u8]`,
+//! which converts) are borrowed without a copy; [`Shared`](Bytes::Shared)
+//! bytes ([`SharedBytes`], a publisher's shared-memory chunk) may be changed
+//! by that publisher while they are read — a bug or a hostile peer of the
+//! same user (see the trust model in `docs/architecture.md`). This crate
+//! never makes a `&[u8]` or `&str` of shared bytes: it reads them by
+//! `Relaxed` word loads, reads each scalar once and checks that copy, copies
+//! strings out before checking their UTF-8, and gives arrays as
+//! [`PrimSeq`] (a slice only over private bytes). A change shows up as other
+//! values or a [`CdrDecodeError`], never as undefined behaviour.
+//!
 //! Generated message types (crate `hibari-msgs`) implement [`Message`] on top
 //! of [`CdrWriter`] and [`CdrReader`]; their view types implement
 //! [`MessageView`] and borrow big arrays as [`PrimSeq`] without copying.
@@ -20,6 +33,8 @@
 //! assert_eq!(r.read_str().unwrap(), "hello");
 //! ```
 
+#![forbid(unsafe_code)]
+mod bytes;
 mod error;
 mod message;
 mod primitive;
@@ -27,6 +42,7 @@ mod reader;
 mod view;
 mod writer;
 
+pub use bytes::{Bytes, SharedBytes, WORD};
 pub use error::{CdrDecodeError, CdrEncodeError};
 pub use message::{Action, HasView, Message, MessageView, Service, TypeVisitor};
 pub use primitive::{Endian, Primitive};

@@ -2,6 +2,7 @@
 
 use std::ops::Range;
 
+use crate::bytes::Bytes;
 use crate::error::{CdrDecodeError, CdrEncodeError};
 use crate::reader::CdrReader;
 use crate::writer::{CdrSink, CdrWriter, CountSink, Hole, SliceSink};
@@ -115,8 +116,11 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
         }
     }
 
-    /// Decodes a whole payload (header, fields, at most 3 trailing bytes).
-    fn from_cdr(bytes: &[u8]) -> Result<Self, CdrDecodeError> {
+    /// Decodes a whole payload (header, fields, at most 3 trailing bytes):
+    /// `&[u8]`, or [`Bytes`] that may be shared with a writer in another
+    /// process (then the result may hold garbage values, never breaks a rule
+    /// of Rust).
+    fn from_cdr<'b>(bytes: impl Into<Bytes<'b>>) -> Result<Self, CdrDecodeError> {
         let mut r = CdrReader::new(bytes)?;
         let m = Self::decode_fields(&mut r)?;
         r.finish()?;
@@ -124,16 +128,18 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
     }
 
     /// Decodes a whole payload into `self`, reusing its allocations.
-    fn decode_into(&mut self, bytes: &[u8]) -> Result<(), CdrDecodeError> {
+    fn decode_into<'b>(&mut self, bytes: impl Into<Bytes<'b>>) -> Result<(), CdrDecodeError> {
         let mut r = CdrReader::new(bytes)?;
         self.decode_fields_into(&mut r)?;
         r.finish()
     }
 }
 
-/// A message decoded without copying: strings borrow `&str`, primitive
-/// arrays are [`PrimSeq`](crate::PrimSeq) views of the input bytes. Decoding a
-/// view costs O(fields), independent of array sizes.
+/// A message decoded without copying its arrays: primitive arrays are
+/// [`PrimSeq`](crate::PrimSeq) views of the input bytes, strings are
+/// `Cow<'a, str>` — borrowed from private bytes, copied (then checked) out of
+/// [shared](Bytes::Shared) ones. Decoding a view costs O(fields) plus the
+/// bytes of strings read from shared memory, independent of array sizes.
 pub trait MessageView<'a>: Sized + std::fmt::Debug {
     /// The owned message this is a view of.
     type Owned: Message;
@@ -145,7 +151,7 @@ pub trait MessageView<'a>: Sized + std::fmt::Debug {
     fn to_owned_message(&self) -> Self::Owned;
 
     /// Views a whole payload (header, fields, at most 3 trailing bytes).
-    fn view(bytes: &'a [u8]) -> Result<Self, CdrDecodeError> {
+    fn view(bytes: impl Into<Bytes<'a>>) -> Result<Self, CdrDecodeError> {
         let mut r = CdrReader::new(bytes)?;
         let v = Self::decode_view_fields(&mut r)?;
         r.finish()?;
@@ -158,8 +164,8 @@ pub trait HasView: Message {
     type View<'a>: MessageView<'a, Owned = Self>;
 
     /// Views a whole payload without copying its arrays.
-    fn view(bytes: &[u8]) -> Result<Self::View<'_>, CdrDecodeError> {
-        <Self::View<'_> as MessageView<'_>>::view(bytes)
+    fn view<'a>(bytes: impl Into<Bytes<'a>>) -> Result<Self::View<'a>, CdrDecodeError> {
+        <Self::View<'a> as MessageView<'a>>::view(bytes)
     }
 }
 

@@ -36,6 +36,12 @@ pub trait Primitive: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync 
     /// Views raw element bytes as a slice without copying, when their byte
     /// order is native and their address is aligned for `Self`.
     fn view_slice(bytes: &[u8], endian: Endian) -> Option<&[Self]>;
+    /// The values' memory as bytes to copy native-order elements into;
+    /// `None` for types with invalid bit patterns (`bool`).
+    fn bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+        let _ = values;
+        None
+    }
 }
 
 macro_rules! numeric {
@@ -71,6 +77,10 @@ macro_rules! numeric {
                     return None;
                 }
                 bytemuck::try_cast_slice(bytes).ok()
+            }
+            #[inline]
+            fn bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+                Some(bytemuck::cast_slice_mut(values))
             }
         }
     )*};

@@ -4,7 +4,15 @@
 //! [`CdrDecodeError`], never a panic. Counts are checked against the bytes
 //! left *before* anything is allocated, so a forged count of 4 billion cannot
 //! make the decoder reserve gigabytes. Padding content is never checked.
+//!
+//! The input is [`Bytes`]: over [shared](Bytes::Shared) bytes, which a writer
+//! in another process may change while they are read, every value is read
+//! once into a local and checked there, and strings are copied out before
+//! their UTF-8 is checked, so a change shows up as other values or an error.
 
+use std::borrow::Cow;
+
+use crate::bytes::Bytes;
 use crate::error::CdrDecodeError;
 use crate::primitive::{Endian, Primitive};
 use crate::view::PrimSeq;
@@ -16,7 +24,7 @@ pub const MAX_DEPTH: usize = 64;
 /// A cursor over one encapsulated CDR payload.
 #[derive(Debug, Clone)]
 pub struct CdrReader<'a> {
-    buf: &'a [u8],
+    buf: Bytes<'a>,
     pos: usize,
     origin: usize,
     endian: Endian,
@@ -24,9 +32,12 @@ pub struct CdrReader<'a> {
 
 impl<'a> CdrReader<'a> {
     /// Reads the 4-byte encapsulation header; accepts plain CDR in either byte order.
-    pub fn new(buf: &'a [u8]) -> Result<Self, CdrDecodeError> {
-        let header: [u8; 4] = match buf.get(..4) {
-            Some(h) => h.try_into().expect("4 bytes"),
+    /// Private bytes (`&[u8]`, `&Vec<u8>`) are borrowed as they are; see
+    /// [`Bytes`] for bytes another process may change.
+    pub fn new(buf: impl Into<Bytes<'a>>) -> Result<Self, CdrDecodeError> {
+        let buf = buf.into();
+        let header: [u8; 4] = match buf.array::<4>(0) {
+            Some(h) => h,
             None => {
                 return Err(CdrDecodeError::Truncated {
                     offset: 0,
@@ -71,7 +82,7 @@ impl<'a> CdrReader<'a> {
     }
 
     #[inline]
-    fn take(&mut self, n: usize) -> Result<&'a [u8], CdrDecodeError> {
+    fn check(&self, n: usize) -> Result<(), CdrDecodeError> {
         if n > self.remaining() {
             return Err(CdrDecodeError::Truncated {
                 offset: self.pos,
@@ -79,7 +90,20 @@ impl<'a> CdrReader<'a> {
                 available: self.remaining(),
             });
         }
-        let s = &self.buf[self.pos..self.pos + n];
+        Ok(())
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize) -> Result<Bytes<'a>, CdrDecodeError> {
+        self.check(n)?;
+        let s = self
+            .buf
+            .slice(self.pos, n)
+            .ok_or(CdrDecodeError::Truncated {
+                offset: self.pos,
+                needed: n,
+                available: self.remaining(),
+            })?;
         self.pos += n;
         Ok(s)
     }
@@ -88,7 +112,9 @@ impl<'a> CdrReader<'a> {
     pub fn align(&mut self, n: usize) -> Result<(), CdrDecodeError> {
         let rel = self.pos - self.origin;
         let pad = (n - rel % n) % n;
-        self.take(pad).map(|_| ())
+        self.check(pad)?;
+        self.pos += pad;
+        Ok(())
     }
 
     /// Reads one aligned primitive.
@@ -96,10 +122,17 @@ impl<'a> CdrReader<'a> {
     pub fn read<P: Primitive>(&mut self) -> Result<P, CdrDecodeError> {
         self.align(P::SIZE)?;
         let offset = self.pos;
-        let bytes = self.take(P::SIZE)?;
-        P::from_bytes(bytes, self.endian).ok_or(CdrDecodeError::InvalidBool {
+        self.check(P::SIZE)?;
+        let mut buf = [0u8; 8];
+        let local = &mut buf[..P::SIZE];
+        match self.buf {
+            Bytes::Private(b) => local.copy_from_slice(&b[offset..offset + P::SIZE]),
+            Bytes::Shared(_) => self.take(P::SIZE)?.copy_to_slice(local),
+        }
+        self.pos = offset + P::SIZE;
+        P::from_bytes(local, self.endian).ok_or(CdrDecodeError::InvalidBool {
             offset,
-            value: bytes[0],
+            value: local[0],
         })
     }
 
@@ -120,17 +153,50 @@ impl<'a> CdrReader<'a> {
         Ok(count)
     }
 
-    /// Reads a string without copying. A length of 0 reads as `""` and a
+    /// Reads a string: borrowed from private bytes, copied out of shared ones
+    /// (and checked after the copy). A length of 0 reads as `""` and a
     /// missing NUL is tolerated (as Fast-CDR does).
-    pub fn read_str(&mut self) -> Result<&'a str, CdrDecodeError> {
+    pub fn read_str(&mut self) -> Result<Cow<'a, str>, CdrDecodeError> {
+        let len = self.read_count(1)?;
+        let offset = self.pos;
+        match self.take(len)? {
+            Bytes::Private(bytes) => std::str::from_utf8(strip_nul(bytes))
+                .map(Cow::Borrowed)
+                .map_err(|_| CdrDecodeError::InvalidUtf8 { offset }),
+            shared @ Bytes::Shared(_) => {
+                let mut copy = shared.to_vec();
+                let keep = strip_nul(&copy).len();
+                copy.truncate(keep);
+                String::from_utf8(copy)
+                    .map(Cow::Owned)
+                    .map_err(|_| CdrDecodeError::InvalidUtf8 { offset })
+            }
+        }
+    }
+
+    /// Reads a string into `out`, reusing its allocation (the owned decode).
+    pub fn read_string_into(&mut self, out: &mut String) -> Result<(), CdrDecodeError> {
         let len = self.read_count(1)?;
         let offset = self.pos;
         let bytes = self.take(len)?;
-        let bytes = match bytes.split_last() {
-            Some((0, rest)) => rest,
-            _ => bytes,
-        };
-        std::str::from_utf8(bytes).map_err(|_| CdrDecodeError::InvalidUtf8 { offset })
+        let mut buf = std::mem::take(out).into_bytes();
+        buf.clear();
+        buf.resize(len, 0);
+        bytes.copy_to_slice(&mut buf);
+        let keep = strip_nul(&buf).len();
+        buf.truncate(keep);
+        match String::from_utf8(buf) {
+            Ok(s) => {
+                *out = s;
+                Ok(())
+            }
+            Err(e) => {
+                let mut buf = e.into_bytes();
+                buf.clear();
+                *out = String::from_utf8(buf).unwrap_or_default();
+                Err(CdrDecodeError::InvalidUtf8 { offset })
+            }
+        }
     }
 
     /// Borrows `count` primitives as a view; empty arrays add no padding.
@@ -152,10 +218,13 @@ impl<'a> CdrReader<'a> {
             })?;
         let bytes = self.take(len)?;
         if P::SIZE == 1 && std::any::TypeId::of::<P>() == std::any::TypeId::of::<bool>() {
-            if let Some(i) = bytes.iter().position(|&b| b > 1) {
+            // Over shared bytes this checks the values of this moment; later
+            // reads of a changed byte give `false` or `None`, never a bad bool.
+            let copy = bytes.to_cow();
+            if let Some(i) = copy.iter().position(|&b| b > 1) {
                 return Err(CdrDecodeError::InvalidBool {
                     offset: offset + i,
-                    value: bytes[i],
+                    value: copy[i],
                 });
             }
         }
@@ -171,7 +240,8 @@ impl<'a> CdrReader<'a> {
         self.read_prim_seq(count)
     }
 
-    /// Reads a counted primitive sequence into `out`, reusing its allocation.
+    /// Reads a counted primitive sequence into `out`, reusing its allocation:
+    /// one copy straight from the input, shared or private.
     #[inline]
     pub fn read_prim_vec_into<P: Primitive>(
         &mut self,
@@ -189,9 +259,15 @@ impl<'a> CdrReader<'a> {
     ) -> Result<[P; N], CdrDecodeError> {
         let view = self.read_prim_seq::<P>(N)?;
         let mut out = [P::default(); N];
-        for (slot, v) in out.iter_mut().zip(view.iter()) {
-            *slot = v;
-        }
+        view.copy_to_slice(&mut out);
         Ok(out)
+    }
+}
+
+/// `bytes` without one trailing NUL.
+fn strip_nul(bytes: &[u8]) -> &[u8] {
+    match bytes.split_last() {
+        Some((0, rest)) => rest,
+        _ => bytes,
     }
 }

@@ -1,26 +1,33 @@
-//! Zero-copy views of primitive arrays inside an encoded message.
+//! Views of primitive arrays inside an encoded message, copied only when asked.
 
 use std::fmt;
 use std::marker::PhantomData;
 
+use crate::bytes::Bytes;
 use crate::primitive::{Endian, Primitive};
 
-/// A primitive array borrowed from the encoded bytes, never copied until asked.
+/// A primitive array inside the encoded bytes, never copied until asked.
 ///
-/// [`as_slice`](PrimSeq::as_slice) gives `&[T]` directly when the payload is in
-/// this machine's byte order and the bytes are suitably aligned in memory
-/// (always true for `u8`); [`iter`](PrimSeq::iter), [`get`](PrimSeq::get) and
-/// [`to_vec`](PrimSeq::to_vec) work in every case.
+/// Over [private](Bytes::Private) bytes, [`as_slice`](PrimSeq::as_slice)
+/// gives `&[T]` directly when the payload is in this machine's byte order and
+/// the bytes are suitably aligned in memory (always true for `u8`). Over
+/// [shared](Bytes::Shared) bytes — a publisher's chunk in shared memory, which
+/// that publisher could still change — there is no slice:
+/// [`copy_to_slice`](PrimSeq::copy_to_slice), [`to_vec`](PrimSeq::to_vec),
+/// [`get`](PrimSeq::get) and [`iter`](PrimSeq::iter) work in every case and
+/// read each element as it is at that moment.
 #[derive(Clone, Copy)]
 pub struct PrimSeq<'a, P: Primitive> {
-    bytes: &'a [u8],
+    bytes: Bytes<'a>,
     endian: Endian,
     _p: PhantomData<P>,
 }
 
 impl<'a, P: Primitive> PrimSeq<'a, P> {
-    /// Wraps raw element bytes (`len` must be a multiple of `P::SIZE`).
-    pub fn new(bytes: &'a [u8], endian: Endian) -> Self {
+    /// Wraps raw element bytes (`len` must be a multiple of `P::SIZE`; a
+    /// partial last element is never read).
+    pub fn new(bytes: impl Into<Bytes<'a>>, endian: Endian) -> Self {
+        let bytes = bytes.into();
         debug_assert_eq!(bytes.len() % P::SIZE, 0);
         PrimSeq {
             bytes,
@@ -31,7 +38,7 @@ impl<'a, P: Primitive> PrimSeq<'a, P> {
 
     /// An empty view.
     pub fn empty() -> Self {
-        PrimSeq::new(&[], Endian::NATIVE)
+        PrimSeq::new(Bytes::Private(&[]), Endian::NATIVE)
     }
 
     pub fn len(&self) -> usize {
@@ -39,50 +46,84 @@ impl<'a, P: Primitive> PrimSeq<'a, P> {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.len() == 0
     }
 
     /// The raw element bytes as they sit in the buffer.
-    pub fn as_bytes(&self) -> &'a [u8] {
+    pub fn as_bytes(&self) -> Bytes<'a> {
         self.bytes
+    }
+
+    /// Whether the elements may change while they are read (see [`Bytes`]).
+    pub fn is_shared(&self) -> bool {
+        self.bytes.is_shared()
     }
 
     pub fn endian(&self) -> Endian {
         self.endian
     }
 
-    /// The elements as a slice, with no copy, when the payload is in native
-    /// byte order and the bytes are aligned for the type (`None` for `bool`).
+    /// The elements as a slice, with no copy, when the bytes are private, in
+    /// native byte order and aligned for the type (`None` for `bool`).
     pub fn as_slice(&self) -> Option<&'a [P]> {
-        P::view_slice(self.bytes, self.endian)
+        P::view_slice(self.bytes.as_private()?, self.endian)
     }
 
     /// Element `i`, converted from the payload's byte order.
     pub fn get(&self, i: usize) -> Option<P> {
-        let b = self.bytes.get(i * P::SIZE..(i + 1) * P::SIZE)?;
-        P::from_bytes(b, self.endian)
+        if i >= self.len() {
+            return None;
+        }
+        let mut buf = [0u8; 8];
+        let elem = &mut buf[..P::SIZE];
+        self.bytes.slice(i * P::SIZE, P::SIZE)?.copy_to_slice(elem);
+        P::from_bytes(elem, self.endian)
     }
 
-    /// Iterates the elements, converting byte order as needed.
+    /// Iterates the elements, converting byte order as needed (an invalid
+    /// `bool` reads as `false`).
     pub fn iter(&self) -> impl ExactSizeIterator<Item = P> + 'a {
-        let endian = self.endian;
-        self.bytes
-            .chunks_exact(P::SIZE)
-            .map(move |c| P::from_bytes(c, endian).unwrap_or_default())
+        let seq = *self;
+        (0..self.len()).map(move |i| seq.get(i).unwrap_or_default())
+    }
+
+    /// Copies the elements into `out`, which must hold exactly
+    /// [`len`](Self::len) elements.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    pub fn copy_to_slice(&self, out: &mut [P]) {
+        assert_eq!(
+            out.len(),
+            self.len(),
+            "destination and source lengths differ"
+        );
+        let whole = self.bytes.slice(0, self.len() * P::SIZE);
+        if let (Some(dst), Some(src)) = (P::bytes_mut(out), whole) {
+            if self.endian == Endian::NATIVE || P::SIZE == 1 {
+                src.copy_to_slice(dst);
+                return;
+            }
+        }
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = self.get(i).unwrap_or_default();
+        }
     }
 
     /// Copies the elements into `out`, reusing its allocation.
     pub fn copy_into(&self, out: &mut Vec<P>) {
         out.clear();
-        match self.as_slice() {
-            Some(s) => out.extend_from_slice(s),
-            None => out.extend(self.iter()),
+        if let Some(s) = self.as_slice() {
+            out.extend_from_slice(s);
+        } else {
+            out.resize(self.len(), P::default());
+            self.copy_to_slice(out);
         }
     }
 
     /// Copies the elements into a new vector.
     pub fn to_vec(&self) -> Vec<P> {
-        let mut v = Vec::with_capacity(self.len());
+        let mut v = Vec::new();
         self.copy_into(&mut v);
         v
     }
@@ -103,5 +144,59 @@ impl<P: Primitive> fmt::Debug for PrimSeq<'_, P> {
 impl<P: Primitive> PartialEq for PrimSeq<'_, P> {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bytes::{SharedBytes, WORD};
+    use std::sync::atomic::AtomicUsize;
+
+    fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
+        bytes
+            .chunks(WORD)
+            .map(|c| {
+                let mut w = [0u8; WORD];
+                w[..c.len()].copy_from_slice(c);
+                AtomicUsize::new(usize::from_ne_bytes(w))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sequence_reads_the_same_over_private_and_shared_bytes() {
+        let values: Vec<u16> = (0..21).map(|i| i * 1000 + 7).collect();
+        let mut raw = vec![0xAB];
+        raw.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        let w = words(&raw);
+        let shared = PrimSeq::<u16>::new(SharedBytes::new(&w, 1, 42).unwrap(), Endian::Little);
+        let private = PrimSeq::<u16>::new(&raw[1..], Endian::Little);
+        for seq in [shared, private] {
+            assert_eq!(seq.len(), 21);
+            assert_eq!(seq.to_vec(), values);
+            assert_eq!(seq.iter().collect::<Vec<_>>(), values);
+            assert_eq!(seq.get(20), Some(20_007));
+            assert_eq!(seq.get(21), None);
+            let mut out = vec![0; 21];
+            seq.copy_to_slice(&mut out);
+            assert_eq!(out, values);
+        }
+        assert!(shared.as_slice().is_none(), "no slice over shared bytes");
+        assert!(shared.is_shared() && !private.is_shared());
+        assert_eq!(shared, private);
+    }
+
+    #[test]
+    fn big_endian_and_bool_sequences_convert_element_by_element() {
+        let raw = [0u8, 1, 0, 2, 1, 0, 7];
+        let w = words(&raw);
+        let be = PrimSeq::<u16>::new(SharedBytes::new(&w, 0, 4).unwrap(), Endian::Big);
+        assert_eq!(be.to_vec(), [1, 2]);
+        let bools = PrimSeq::<bool>::new(SharedBytes::new(&w, 4, 3).unwrap(), Endian::Little);
+        assert_eq!(bools.to_vec(), [true, false, false], "7 is no bool: false");
+        assert_eq!(bools.get(2), None);
+        let private = PrimSeq::<u16>::new(&raw[..4], Endian::Big);
+        assert_eq!(private.to_vec(), [1, 2]);
     }
 }

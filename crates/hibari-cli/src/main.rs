@@ -1,5 +1,6 @@
 //! `hibari`: the command-line tool. One file per subcommand under `cmd/`.
 
+#![forbid(unsafe_code)]
 mod cmd;
 
 use clap::{Parser, Subcommand};

@@ -36,8 +36,10 @@ fn e3_laserscan_runs_between_two_processes_and_writes_every_output() {
         dir.path().join("r.csv"),
         dir.path().join("out"),
     );
+    let domain = hibari_testkit::TestDomain::reserve();
     let assert = Command::cargo_bin("hibari")
         .unwrap()
+        .env("HIBARI_DOMAIN_ID", domain.to_string())
         .args([
             "bench",
             "e3-laserscan",
@@ -108,8 +110,10 @@ fn an_unknown_experiment_is_refused_with_the_list() {
 fn run_json(args: &[&str]) -> (serde_json::Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
+    let domain = hibari_testkit::TestDomain::reserve();
     let assert = Command::cargo_bin("hibari")
         .unwrap()
+        .env("HIBARI_DOMAIN_ID", domain.to_string())
         .arg("bench")
         .args(args)
         .arg("--json")

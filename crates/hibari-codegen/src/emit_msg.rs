@@ -210,10 +210,10 @@ fn decode_field(out: &mut String, f: &Field, cx: &Context<'_>) {
         }
         (BaseType::Primitive(_), _) => format!("r.read_prim_vec_into(&mut {v})?;"),
         (BaseType::String { .. }, ArrayKind::Single) => {
-            format!("{{ let s = r.read_str()?; {v}.clear(); {v}.push_str(s); }}")
+            format!("r.read_string_into(&mut {v})?;")
         }
         (BaseType::String { .. }, arr) => format!(
-            "{}for e in {v}.iter_mut() {{ let s = r.read_str()?; e.clear(); e.push_str(s); }}",
+            "{}for e in {v}.iter_mut() {{ r.read_string_into(e)?; }}",
             resize_prefix(arr, &v, elem_min)
         ),
         (BaseType::Named(_), ArrayKind::Single) => format!("{v}.decode_fields_into(r)?;"),

@@ -1,5 +1,8 @@
-//! Emits the zero-copy view of a message: `ImageView<'a>` borrows strings and
-//! primitive arrays from the encoded bytes, so decoding it costs O(fields).
+//! Emits the zero-copy view of a message: `ImageView<'a>` borrows primitive
+//! arrays from the encoded bytes as `PrimSeq` (which never promises the bytes
+//! are immutable: they may be a publisher's shared-memory chunk) and strings
+//! as `Cow<'a, str>` (borrowed from private bytes, copied then checked out of
+//! shared ones), so decoding it costs O(fields) plus shared strings' bytes.
 
 use std::fmt::Write;
 
@@ -14,7 +17,7 @@ pub fn emit_view(out: &mut String, def: &MessageDef, cx: &Context<'_>) {
     let name = &def.name.name;
     let _ = writeln!(
         out,
-        "/// A zero-copy view of [`{name}`]: strings and primitive arrays borrow the encoded bytes."
+        "/// A zero-copy view of [`{name}`]: primitive arrays are views of the encoded bytes, strings are borrowed from private bytes or copied out of shared memory."
     );
     let _ = writeln!(out, "#[derive(Clone, Debug, PartialEq)]");
     let _ = writeln!(out, "pub struct {name}View<'a> {{");
@@ -119,13 +122,13 @@ fn to_owned_expr(ty: &FieldType, v: &str) -> String {
         }
         (BaseType::Primitive(_), _) => format!("{v}.to_vec()"),
         (BaseType::String { .. } | BaseType::WString { .. }, ArrayKind::Single) => {
-            format!("::std::string::String::from({v})")
+            format!("::std::string::String::from(&*{v})")
         }
         (BaseType::String { .. } | BaseType::WString { .. }, ArrayKind::Fixed(_)) => format!(
-            "::core::array::from_fn(|i| {v}.get(i).map(|s| ::std::string::String::from(*s)).unwrap_or_default())"
+            "::core::array::from_fn(|i| {v}.get(i).map(|s| ::std::string::String::from(&**s)).unwrap_or_default())"
         ),
         (BaseType::String { .. } | BaseType::WString { .. }, _) => {
-            format!("{v}.iter().map(|s| ::std::string::String::from(*s)).collect()")
+            format!("{v}.iter().map(|s| ::std::string::String::from(&**s)).collect()")
         }
         (BaseType::Named(_), ArrayKind::Single) => {
             format!("::hibari_cdr::MessageView::to_owned_message(&{v})")

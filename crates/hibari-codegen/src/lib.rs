@@ -14,6 +14,7 @@
 //! Users generate their own packages from a `build.rs` with [`build`]; types of
 //! bundled packages are referenced through `::hibari_msgs`.
 
+#![forbid(unsafe_code)]
 mod emit_msg;
 mod emit_view;
 mod names;

@@ -6,7 +6,7 @@
 //! the definition are checked the same way, and nesting is capped at
 //! [`MAX_DEPTH`] so a recursive definition cannot exhaust the stack.
 
-use hibari_cdr::{CdrDecodeError, CdrReader, MAX_DEPTH};
+use hibari_cdr::{Bytes, CdrDecodeError, CdrReader, MAX_DEPTH};
 use hibari_idl::model::{ArrayKind, BaseType, FieldType, MessageDef, Primitive as Prim, TypeName};
 
 use crate::error::{AtPath, DynamicDecodeError, FieldPath};
@@ -19,11 +19,14 @@ use crate::value::{Struct, Value};
 /// The result is in canonical shape (see [`Value`]). Up to 3 trailing bytes
 /// are accepted, as ROS 2 readers do; padding content is never checked.
 /// Primitive arrays are copied in one block when the payload's byte order is
-/// the host's, so a 1080p image costs one `memcpy`.
-pub fn decode<L: TypeLookup + ?Sized>(
+/// the host's, so a 1080p image costs one `memcpy`. `bytes` may be shared
+/// memory another process changes meanwhile ([`Bytes::Shared`]): every
+/// value is copied before it is checked, so that gives other values or an
+/// error, never undefined behaviour.
+pub fn decode<'b, L: TypeLookup + ?Sized>(
     lookup: &L,
     ty: &TypeName,
-    bytes: &[u8],
+    bytes: impl Into<Bytes<'b>>,
 ) -> Result<Value, DynamicDecodeError> {
     let def = find(lookup, ty)?;
     let mut d = Decoder {
@@ -100,7 +103,7 @@ impl<L: TypeLookup + ?Sized> Decoder<'_, '_, L> {
                 let mut items = Vec::with_capacity(count);
                 for i in 0..count {
                     let s = self.r.read_str().map_err(DynamicDecodeError::from);
-                    items.push(Value::String(s.at_index(i)?.to_owned()));
+                    items.push(Value::String(s.at_index(i)?.into_owned()));
                 }
                 Ok(Value::Array(items))
             }
@@ -138,7 +141,7 @@ impl<L: TypeLookup + ?Sized> Decoder<'_, '_, L> {
                 Prim::Float32 => Value::Float(crate::schema::widen_f32(r.read::<f32>()?)),
                 Prim::Float64 => Value::Float(r.read::<f64>()?),
             },
-            BaseType::String { .. } => Value::String(r.read_str()?.to_owned()),
+            BaseType::String { .. } => Value::String(r.read_str()?.into_owned()),
             BaseType::WString { .. } => {
                 return Err(DynamicDecodeError::WStringUnsupported {
                     path: FieldPath::root(),

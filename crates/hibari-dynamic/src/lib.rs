@@ -49,6 +49,7 @@
 //! assert_eq!(to_json(registry, &ty, &back)["data"], "AAE=");
 //! //! ```
 
+#![forbid(unsafe_code)]
 mod decode;
 mod defaults;
 mod encode;

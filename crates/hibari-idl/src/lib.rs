@@ -35,6 +35,7 @@
 // Resolve errors name the types involved (`TypeName`s, not strings) so callers
 // can act on them; they are cold-path values, so their size does not matter.
 #![allow(clippy::result_large_err)]
+#![forbid(unsafe_code)]
 
 mod derive;
 mod hash;

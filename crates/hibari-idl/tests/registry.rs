@@ -9,15 +9,16 @@ fn name(text: &str) -> TypeName {
     TypeName::parse(text).unwrap()
 }
 
-/// A scratch folder unique to one test, removed when dropped.
-struct Scratch(PathBuf);
+/// A scratch folder unique to one test (`<temporary dir>/<test>`), removed
+/// when dropped.
+struct Scratch(PathBuf, #[allow(dead_code)] hibari_testkit::TempDir);
 
 impl Scratch {
     fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("hibari-idl-{}-{test}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let tmp = hibari_testkit::tempdir().expect("a temporary directory");
+        let dir = tmp.path().join(test);
         fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+        Scratch(dir, tmp)
     }
 
     fn write(&self, relative: &str, text: &str) -> PathBuf {
@@ -29,12 +30,6 @@ impl Scratch {
 
     fn path(&self, relative: &str) -> PathBuf {
         self.0.join(relative)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
     }
 }
 

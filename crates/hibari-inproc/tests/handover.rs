@@ -291,7 +291,7 @@ fn ros_subscribers_share_one_conversion_made_on_first_use() {
     .unwrap();
     assert_eq!(a.cdr().unwrap(), &expected[..]);
     assert!(
-        std::ptr::eq(a.cdr().unwrap(), a.cdr().unwrap()),
+        std::ptr::eq(a.cdr().unwrap().as_ptr(), a.cdr().unwrap().as_ptr()),
         "encoded once"
     );
     assert_eq!(count(&TO_ROS), 1);

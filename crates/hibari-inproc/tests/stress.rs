@@ -161,10 +161,11 @@ fn stress() {
                 }
             }
         });
-        // Creates and drops readers mid-stream.
+        // Creates and drops readers mid-stream (at least one, however
+        // quickly the writers finish: no count of rounds is asserted).
         s.spawn(|| {
             let mut round = 0u32;
-            while !writers_done.load(Ordering::SeqCst) {
+            while round == 0 || !writers_done.load(Ordering::SeqCst) {
                 round += 1;
                 let qos = if round.is_multiple_of(3) {
                     QosProfile::default().keep_last(16)
@@ -181,7 +182,6 @@ fn stress() {
                 }
                 drop(r);
             }
-            assert!(round > 1, "no churn happened");
         });
         // The reliable consumer, running before any writer exists: creating
         // a writer wakes the echo reader, whose waker writes reliably.

@@ -25,6 +25,7 @@
 //! assert_eq!(view.data.as_slice().unwrap(), &[7u8; 24][..]);
 //! ```
 
+#![forbid(unsafe_code)]
 pub use hibari_cdr::{Action, HasView, Message, MessageView, PrimSeq, Service, TypeVisitor};
 
 /// ROS 2 Humble Hawksbill definitions.

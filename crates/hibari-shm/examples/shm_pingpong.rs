@@ -17,7 +17,7 @@
 //! 10 s to an event-driven subscriber and reports the CPU both spend beyond
 //! writing the pixels.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -49,8 +49,8 @@ impl Notify for EventWaker {
     fn notify(&self) {
         let _ = rustix::io::write(&self.0, &1u64.to_ne_bytes());
     }
-    fn wake_fd(&self) -> Option<std::os::fd::RawFd> {
-        Some(self.0.as_raw_fd())
+    fn wake_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        Some(self.0.as_fd())
     }
 }
 
@@ -118,8 +118,8 @@ fn pong(domain: u32, busy: bool, paced: bool, cpu: Option<usize>) {
         let t_recv = now();
         count += 1;
         let bytes = s.payload.cdr().expect("bytes");
-        let t_send = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
-        let last = bytes[bytes.len() - 1];
+        let t_send = u64::from_le_bytes(bytes.array(0).expect("8 bytes"));
+        let last = bytes.get(bytes.len() - 1).expect("a last byte");
         drop(s);
         if paced && t_send != 0 {
             continue;
@@ -170,7 +170,7 @@ fn paced(domain: u32, hz: u64, size: usize, secs: u64, cpus: (Option<usize>, Opt
     stop[..8].fill(0);
     stop.send().map_err(|e| e.reason).expect("stop");
     let ack = next(&r, &waker, false);
-    let b = ack.payload.cdr().expect("ack");
+    let b = ack.payload.cdr().expect("ack").to_vec();
     let subscriber = u64::from_le_bytes(b[16..24].try_into().expect("8"));
     let taken = u64::from_le_bytes(b[24..32].try_into().expect("8"));
     let _ = child.wait();
@@ -224,7 +224,7 @@ fn ping(domain: u32, busy: bool, n: usize, cpus: (Option<usize>, Option<usize>))
             loan[..8].copy_from_slice(&now().to_le_bytes());
             loan.send().map_err(|e| e.reason).expect("send");
             let ack = next(&r, &waker, busy);
-            let b = ack.payload.cdr().expect("ack");
+            let b = ack.payload.cdr().expect("ack").to_vec();
             assert_eq!(b[8], i as u8, "the payload's last byte");
             if i >= warm {
                 let v = u64::from_le_bytes(b[..8].try_into().expect("8"));

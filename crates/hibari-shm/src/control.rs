@@ -124,11 +124,7 @@ impl Control {
                     }
                     _ if token == TOKEN_LISTENER => {
                         while let Ok(fd) = sock::accept(self.listener.as_fd()) {
-                            if discovery::trusted(
-                                fd.as_fd(),
-                                self.uid,
-                                self.core.config.allowed_gid,
-                            ) {
+                            if discovery::trusted(fd.as_fd(), self.uid) {
                                 accepted.push(fd);
                             }
                         }

@@ -10,7 +10,8 @@
 //! an abstract name (`…/lock`) the kernel frees with its holder.
 //!
 //! Abstract names carry no permissions, so every connection is checked with
-//! `SO_PEERCRED`: only the same user (or a configured group) is accepted.
+//! `SO_PEERCRED`: only the same user is accepted. (The names embed the
+//! uid, so participants of different users never even find each other.)
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -35,16 +36,16 @@ fn name(uid: u32, domain: DomainId, slot: &str) -> String {
     format!("hibari/{uid}/{domain}/{slot}")
 }
 
-/// Whether the peer of `fd` may talk to us: the same user, or `gid`.
-pub(crate) fn trusted(fd: BorrowedFd<'_>, uid: u32, gid: Option<u32>) -> bool {
+/// Whether the peer of `fd` may talk to us: the same user only.
+pub(crate) fn trusted(fd: BorrowedFd<'_>, uid: u32) -> bool {
     match sock::peer(fd) {
-        Ok((peer_uid, peer_gid, _)) => peer_uid == uid || gid == Some(peer_gid),
+        Ok((peer_uid, _, _)) => peer_uid == uid,
         Err(_) => false,
     }
 }
 
 /// Takes a free slot of `domain` and connects to every occupied one.
-pub(crate) fn join(domain: DomainId, max_slots: u32, gid: Option<u32>) -> io::Result<Joined> {
+pub(crate) fn join(domain: DomainId, max_slots: u32) -> io::Result<Joined> {
     let uid = rustix::process::getuid().as_raw();
     let lock_name = name(uid, domain, "lock");
     let started = Instant::now();
@@ -73,7 +74,7 @@ pub(crate) fn join(domain: DomainId, max_slots: u32, gid: Option<u32>) -> io::Re
     let mut peers = Vec::new();
     for other in (0..max_slots).filter(|&s| s != slot) {
         match sock::connect(&name(uid, domain, &other.to_string())) {
-            Ok(fd) if trusted(fd.as_fd(), uid, gid) => peers.push(fd),
+            Ok(fd) if trusted(fd.as_fd(), uid) => peers.push(fd),
             Ok(_) => {}
             Err(Errno::CONNREFUSED | Errno::NOENT | Errno::AGAIN) => {}
             Err(e) => return Err(e),
@@ -89,17 +90,17 @@ mod tests {
 
     #[test]
     fn participants_take_distinct_slots_and_find_each_other() {
-        let domain = 4_000_000 + std::process::id() % 100_000;
-        let a = join(domain, 8, None).unwrap();
-        let b = join(domain, 8, None).unwrap();
+        let domain = hibari_testkit::unique_domain();
+        let a = join(domain, 8).unwrap();
+        let b = join(domain, 8).unwrap();
         assert!(a.peers.is_empty());
         assert_eq!(b.peers.len(), 1);
         let accepted = sock::accept(a.listener.as_fd()).unwrap();
         let uid = rustix::process::getuid().as_raw();
-        assert!(trusted(accepted.as_fd(), uid, None));
-        assert!(!trusted(accepted.as_fd(), uid + 1, None));
+        assert!(trusted(accepted.as_fd(), uid));
+        assert!(!trusted(accepted.as_fd(), uid + 1));
         drop(a);
-        let c = join(domain, 8, None).unwrap();
+        let c = join(domain, 8).unwrap();
         assert_eq!(c.peers.len(), 1, "b only");
         let name = format!("hibari/{uid}/{domain}/0");
         assert_eq!(

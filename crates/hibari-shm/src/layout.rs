@@ -16,7 +16,7 @@
 //! writing. The capacities are agreed in the control messages; a side never
 //! reads a length from the other's memory.
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering::Relaxed;
 
 use rustix::io::{self, Errno};
@@ -55,10 +55,8 @@ pub(crate) struct OwnRegion {
 }
 
 fn create(name: &str, len: usize, magic: u64) -> io::Result<OwnRegion> {
-    let fd = sys::memfd(name, len)?;
-    let map = Mapping::read_write(fd.as_fd(), len)?;
+    let (map, peer_fd) = sys::create_shared(name, len)?;
     map.atomic(0).store(magic, Relaxed);
-    let peer_fd = sys::reopen_read_only(fd.as_fd())?;
     Ok(OwnRegion { map, peer_fd })
 }
 
@@ -143,7 +141,9 @@ impl Rings {
         // SAFETY: `new` checked that the slots lie inside the mapping; the
         // offset is 64-aligned in a page-aligned mapping and `Slot` is
         // `repr(C, align(64))` made of atomics, which both sides only ever
-        // access atomically.
+        // access atomically: its owner through its writable mapping, the
+        // peer through its read-only one with `Relaxed` loads only (see
+        // `Mapping::atomic`). The slice lives no longer than `&self`.
         let slots = unsafe {
             std::slice::from_raw_parts(self.writer.ptr().add(HEADER).cast::<Slot>(), self.capacity)
         };
@@ -180,6 +180,7 @@ impl Rings {
 mod tests {
     use super::*;
     use crate::ring::{Consumer, Desc, Producer, Pushed, Took};
+    use std::os::fd::AsFd;
 
     #[test]
     fn a_ring_works_across_two_mappings_of_each_region() {

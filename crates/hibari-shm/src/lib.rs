@@ -10,8 +10,8 @@
 //!   an abstract Unix socket (`hibari/<uid>/<domain>/<slot>`, freed by the
 //!   kernel when the process ends) and connects to the others of its domain;
 //!   endpoints are announced over these connections, and a new one is
-//!   matched as soon as its announcement arrives. Only the same user (or a
-//!   configured group) is accepted (`SO_PEERCRED`).
+//!   matched as soon as its announcement arrives. Only the same user is
+//!   accepted (`SO_PEERCRED`); other users' participants are never found.
 //! - **Data** lives in the writer's shared memory: sealed memfds, passed to
 //!   readers over the sockets as read-only descriptors, so a reader can map
 //!   but never modify them. A write takes a chunk (segments grow for larger
@@ -27,6 +27,39 @@
 //!   socket's end of file, upon which the others unmatch its endpoints and
 //!   take back every chunk its readers held. Nothing is ever created in
 //!   `/dev/shm`, `/tmp` or anywhere in a file system.
+//!
+//! # Read-only for readers, enforced by the kernel
+//!
+//! Each shared memfd is written by the participant that created it and only
+//! read by the other side: a writer's chunk segments and delivery rings, a
+//! reader's release rings. The owner maps it writable and then seals it
+//! with `F_SEAL_FUTURE_WRITE` besides `F_SEAL_SHRINK`, `F_SEAL_GROW` and
+//! `F_SEAL_SEAL` (and sets its mode to 0400). From then on nobody, the owner
+//! included, can map it writable again, `write`/`pwrite` it, punch holes in
+//! it, resize it or change its seals, not even through a descriptor reopened
+//! read-write by path (`/proc/<pid>/fd/<n>`, `/proc/<pid>/map_files/…`,
+//! which root may open whatever the mode says); a read-only mapping cannot be
+//! `mprotect`ed writable. The owner's own mapping is the only writable one.
+//! So a reader cannot change the samples other readers see, the writer's
+//! ring or anything else of the writer's, and a writer cannot write a
+//! reader's release ring. A peer's memfd is mapped only if it is sealed
+//! against shrinking and as long as announced, so reading it never faults;
+//! its words are read with `Relaxed` atomic loads (ordered by fences), the
+//! only atomic access Rust promises works on read-only memory.
+//!
+//! # Trust model: what a peer can and cannot do
+//!
+//! Only processes of the same user connect (`SO_PEERCRED` on every
+//! connection; discovery names embed the uid). Such a peer, buggy or
+//! hostile, cannot write this process's memory through hibari (above), nor
+//! make it fault or read outside a mapping (every segment and descriptor is
+//! checked first). It *can* change its own chunk after sending it, while a
+//! reader looks: so a sample's bytes are [`SharedBytes`](hibari_cdr::SharedBytes)
+//! (`CdrBytes::bytes()` is `Bytes::Shared`), read only by `Relaxed` word
+//! loads, never a `&[u8]`, and decoders copy each value before checking it.
+//! Readers then see garbage values or decode errors, never undefined
+//! behaviour, a panic or a crash. See `docs/architecture.md`, "Shared-memory
+//! trust model".
 //!
 //! One [`ShmTransport`] is one participant: it matches the endpoints of the
 //! other participants of its domain. It does not deliver to its own readers
@@ -76,23 +109,30 @@
 //!   also by its own `ResourceLimits::max_bytes`.
 //! - A reader maps at most 64 GiB of one writer's segments (each at most
 //!   8 GiB): a hostile writer cannot fill its address space.
-//! - Linux only (memfd, eventfd, abstract sockets, `SO_PEERCRED`), on 64-bit
-//!   targets whose 64-bit atomic loads are plain loads (x86-64, AArch64), as
-//!   peers' memory is mapped read-only.
+//! - Linux 5.1 or later (memfd with `F_SEAL_FUTURE_WRITE`, eventfd,
+//!   abstract sockets, `SO_PEERCRED`), on 64-bit targets where Rust
+//!   promises that `Relaxed` 64-bit atomic loads work on read-only memory
+//!   (x86-64, AArch64 and the other 64-bit targets `core::sync::atomic`
+//!   lists), as peers' memory is mapped read-only.
 //!
 //! # Tests
 //!
 //! Besides unit tests, the transport conformance suite (`tests/conformance.rs`),
 //! real processes (`tests/processes.rs`, `tests/cleanup.rs`, with the
-//! `shm-peer` binary), a bounded random-kill stress test (`tests/stress.rs`),
-//! and a loom model of the rings:
+//! `shm-peer` binary), a reader process attacking the writer's memory every
+//! way the kernel offers (`tests/hostile_reader.rs`, with the
+//! `shm-hostile-reader` binary), a bounded random-kill stress test
+//! (`tests/stress.rs`), a loom model of the rings, and the rings over heap
+//! memory under miri (both run by `scripts/test.sh`):
 //!
 //! ```text
 //! RUSTFLAGS="--cfg loom" cargo test -p hibari-shm --release --lib loom
+//! cargo +nightly miri test -p hibari-shm --lib -- ring:: proto:: --skip every_truncation
 //! ```
 //!
 //! Latency figures: `cargo run -p hibari-shm --release --example shm_pingpong`.
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[allow(dead_code)]
 mod ring;

@@ -14,7 +14,7 @@
 //! Counts live in the writer's private memory: a peer can only ask for a
 //! release through its ring, which the writer checks against its books.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 
 use rustix::io;
 use thiserror::Error;
@@ -71,6 +71,7 @@ pub(crate) struct Pool {
     next_count: Vec<usize>,
     bytes: usize,
     limit: usize,
+    refused_releases: u64,
 }
 
 fn class_of(len: usize) -> Option<u32> {
@@ -89,6 +90,7 @@ impl Pool {
             next_count: vec![0; classes],
             bytes: 0,
             limit,
+            refused_releases: 0,
         }
     }
 
@@ -118,9 +120,7 @@ impl Pool {
             return Err(AllocError::Exhausted(self.bytes));
         }
         let len = size * count;
-        let fd = sys::memfd("hibari-chunks", len)?;
-        let map = Mapping::read_write(fd.as_fd(), len)?;
-        let peer_fd = sys::reopen_read_only(fd.as_fd())?;
+        let (map, peer_fd) = sys::create_shared("hibari-chunks", len)?;
         let seg = self.segments.len() as u32;
         self.segments.push(Segment {
             peer_fd,
@@ -165,15 +165,28 @@ impl Pool {
     }
 
     /// One holder fewer; the chunk is free again at zero.
+    ///
+    /// A release of a chunk nobody holds (a bug) is refused and counted
+    /// ([`Pool::refused_releases`]), in every build: freeing it again would
+    /// put it twice on the free list and hand it to two writes at once.
     pub fn release(&mut self, chunk: Chunk) {
         let seg = &mut self.segments[chunk.seg as usize];
         let refs = &mut seg.refs[chunk.index as usize];
-        debug_assert!(*refs > 0, "a chunk released more often than held");
-        *refs = refs.saturating_sub(1);
+        if *refs == 0 {
+            self.refused_releases += 1;
+            return;
+        }
+        *refs -= 1;
         if *refs == 0 {
             let class = seg.chunk.trailing_zeros() as usize;
             self.free[class].push(chunk);
         }
+    }
+
+    /// Releases refused because the chunk was not held (0 unless there is
+    /// a bug in the books of this crate).
+    pub fn refused_releases(&self) -> u64 {
+        self.refused_releases
     }
 
     /// Bytes of shared memory the pool holds.
@@ -221,6 +234,19 @@ mod tests {
         // SAFETY: the chunk was just allocated and is held by nobody else.
         unsafe { std::slice::from_raw_parts_mut(ptr, 6_220_800) }.fill(7);
         assert_eq!(pool.offset(big[0]) % 8, DATA_OFFSET);
+    }
+
+    #[test]
+    fn a_double_release_is_refused_and_counted_and_the_chunk_is_handed_out_once() {
+        let mut pool = Pool::new(1 << 30);
+        let a = pool.alloc(100).unwrap();
+        pool.release(a);
+        pool.release(a);
+        assert_eq!(pool.refused_releases(), 1);
+        let b = pool.alloc(100).unwrap();
+        let c = pool.alloc(100).unwrap();
+        assert_ne!(b, c, "a chunk freed twice would be handed out twice");
+        assert_eq!(pool.in_use(), 2);
     }
 
     #[test]

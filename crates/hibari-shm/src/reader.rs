@@ -15,7 +15,7 @@
 //! busy-poll mode ([`ShmReader::set_busy_poll`]) nothing is armed and no
 //! writer ever makes a system call for this reader.
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -272,7 +272,7 @@ impl ReaderShared {
                 lost_before: std::mem::take(&mut state.pending_lost),
             };
             let sample = Sample {
-                payload: Payload::Serialized(CdrBytes::new(Arc::new(held))),
+                payload: Payload::Serialized(CdrBytes::shared(Arc::new(held))),
                 info,
             };
             return (Some(sample), broken);
@@ -310,17 +310,16 @@ impl ReaderShared {
     }
 
     /// Points the writers at `target` (the waker's eventfd) or back at ours.
-    fn retarget(&self, target: Option<i32>) {
+    fn retarget(&self, target: Option<BorrowedFd<'_>>) {
         let mut current = lock(&self.wake_target);
-        if current.as_ref().map(|(raw, _)| *raw) == target {
+        let raw = target.map(|fd| fd.as_raw_fd());
+        if current.as_ref().map(|(raw, _)| *raw) == raw {
             return;
         }
-        *current = target.and_then(|raw| {
-            // SAFETY: `Notify::wake_fd` promises an open descriptor while the
-            // waker is set; we duplicate it at once and keep only our copy.
-            let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
-            let dup = rustix::io::fcntl_dupfd_cloexec(borrowed, 0).ok()?;
-            Some((raw, dup))
+        *current = target.and_then(|fd| {
+            // Our own copy: the waker only lends its descriptor.
+            let dup = rustix::io::fcntl_dupfd_cloexec(fd, 0).ok()?;
+            Some((fd.as_raw_fd(), dup))
         });
         drop(current);
         let Some(core) = self.core.upgrade() else {

@@ -48,6 +48,19 @@ use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicU64};
 
+/// Loads a word of the peer's memory, which this side maps read-only, with
+/// acquire ordering: a `Relaxed` load and then `fence(Acquire)`. Rust only
+/// promises that small `Relaxed` loads work on read-only memory (an
+/// `Acquire` load may be compiled as a read-modify-write on some targets;
+/// see "Atomic accesses to read-only memory" in `std::sync::atomic`); the
+/// fence orders the later accesses just as an `Acquire` load would.
+#[inline]
+pub(crate) fn peer_load(word: &AtomicU64) -> u64 {
+    let value = word.load(Relaxed);
+    fence(Acquire);
+    value
+}
+
 /// Stamp flag: the writer is deciding whether to take the slot's chunk back.
 pub(crate) const WRITING: u64 = 1 << 63;
 /// Stamp flag: the writer took back the chunk of the slot's previous position.
@@ -146,9 +159,7 @@ impl Producer {
     /// The reader's claim position, clamped to what is possible. Acquire:
     /// the reader's reads of a slot it claimed come before our reuse of it.
     fn tail(&self, r: &ReaderWords<'_>) -> u64 {
-        r.tail
-            .load(Acquire)
-            .clamp(self.head.saturating_sub(self.cap), self.head)
+        peer_load(r.tail).clamp(self.head.saturating_sub(self.cap), self.head)
     }
 
     /// Before sleeping until the reader makes room: sets `room_waiting` and
@@ -245,19 +256,19 @@ impl Consumer {
     /// Samples waiting (at most the capacity), and how many of the
     /// writer's pushes were already overwritten unclaimed.
     pub fn pending(&self, w: &WriterWords<'_>) -> (u64, u64) {
-        let behind = w.head.load(Acquire).saturating_sub(self.tail);
+        let behind = peer_load(w.head).saturating_sub(self.tail);
         (behind.min(self.cap), behind.saturating_sub(self.cap))
     }
 
     /// Whether the writer pushed anything not yet claimed.
     pub fn has_pending(&self, w: &WriterWords<'_>) -> bool {
-        w.head.load(Acquire) > self.tail
+        peer_load(w.head) > self.tail
     }
 
     /// The source timestamp of the next sample (a hint for ordering takes
     /// across writers; it may be overwritten meanwhile).
     pub fn peek_source(&self, w: &WriterWords<'_>) -> Option<u64> {
-        let head = w.head.load(Acquire);
+        let head = peer_load(w.head);
         if head <= self.tail {
             return None;
         }
@@ -278,7 +289,7 @@ impl Consumer {
     ) -> Took {
         // Bounded: a hostile writer cannot keep us here.
         for _ in 0..=self.cap + 1 {
-            let head = w.head.load(Acquire);
+            let head = peer_load(w.head);
             if head <= self.tail {
                 return Took::Empty;
             }
@@ -289,7 +300,7 @@ impl Consumer {
             let t = self.tail;
             let slot = &w.slots[(t % self.cap) as usize];
             // DROPPED in a stamp is about the slot's previous position.
-            let s1 = slot.stamp.load(Acquire);
+            let s1 = peer_load(&slot.stamp);
             self.tail = t + 1;
             if s1 & !DROPPED != stamp(t) {
                 // Overwritten (or being overwritten) before we claimed it.
@@ -351,5 +362,7 @@ mod release;
 
 pub(crate) use release::{Reclaimer, Releaser};
 
+#[cfg(all(test, not(loom)))]
+mod heap_tests;
 #[cfg(all(test, loom))]
 mod loom_model;

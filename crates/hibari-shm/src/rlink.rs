@@ -11,13 +11,17 @@
 //! mapped only if it is a sealed memfd at least as long as announced, and a
 //! descriptor is used only if its bytes lie inside that mapping. A hostile
 //! writer can make a reader see garbage bytes, never read outside a mapping.
+//! The writer keeps write access to a chunk it lent, so a sample's bytes are
+//! never handed out as `&[u8]`: they are [`SharedBytes`], read by `Relaxed`
+//! word loads, and decoders copy each value out before checking it.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, Weak};
 
-use hibari_transport::EndpointId;
+use hibari_cdr::SharedBytes;
+use hibari_transport::{EndpointId, SharedBuffer};
 
 use crate::core::{Core, PeerKey};
 use crate::layout::Rings;
@@ -126,7 +130,8 @@ impl Drop for ReaderLink {
     }
 }
 
-/// A taken sample's bytes: a read-only view of the writer's chunk.
+/// A taken sample's bytes: a read-only view of the writer's chunk, which the
+/// writer could still change.
 pub(crate) struct Held {
     map: Arc<Mapping>,
     offset: usize,
@@ -135,13 +140,13 @@ pub(crate) struct Held {
     pos: u64,
 }
 
-impl AsRef<[u8]> for Held {
-    fn as_ref(&self) -> &[u8] {
-        // SAFETY: the range was checked against the mapping when the sample
-        // was taken, and the mapping lives as long as `self`. The chunk is
-        // ours until dropped: a writer keeping the protocol does not touch
-        // it meanwhile (a hostile one can only change the bytes).
-        unsafe { self.map.bytes(self.offset, self.len) }.unwrap_or(&[])
+impl SharedBuffer for Held {
+    fn bytes(&self) -> SharedBytes<'_> {
+        // The range was checked against the mapping when the sample was
+        // taken, so this is never the empty fallback.
+        self.map
+            .shared_bytes(self.offset, self.len)
+            .unwrap_or(SharedBytes::empty())
     }
 }
 

@@ -25,8 +25,6 @@ pub struct ShmConfig {
     /// uses the in-process transport, which hands values over without
     /// serializing them.
     pub loopback: bool,
-    /// Besides the same user, accept peers whose primary group is this one.
-    pub allowed_gid: Option<u32>,
     /// Participants a domain can hold on this host (socket slots scanned
     /// when joining).
     pub max_participants: u32,
@@ -41,7 +39,6 @@ impl Default for ShmConfig {
     fn default() -> Self {
         ShmConfig {
             loopback: false,
-            allowed_gid: None,
             max_participants: 128,
             max_writer_bytes: 4 << 30,
         }
@@ -52,11 +49,6 @@ impl ShmConfig {
     /// Sets [`loopback`](ShmConfig::loopback).
     pub fn loopback(mut self, on: bool) -> Self {
         self.loopback = on;
-        self
-    }
-    /// Sets [`allowed_gid`](ShmConfig::allowed_gid).
-    pub fn allowed_gid(mut self, gid: u32) -> Self {
-        self.allowed_gid = Some(gid);
         self
     }
     /// Sets [`max_writer_bytes`](ShmConfig::max_writer_bytes).
@@ -95,7 +87,7 @@ impl ShmTransport {
     /// already there, and starts the participant's thread.
     pub fn open_with(domain: DomainId, config: ShmConfig) -> Result<ShmTransport, ShmOpenError> {
         let max = config.max_participants;
-        let joined = match discovery::join(domain, max, config.allowed_gid) {
+        let joined = match discovery::join(domain, max) {
             Ok(j) => j,
             Err(rustix::io::Errno::MFILE) => return Err(ShmOpenError::Full(max)),
             Err(e) => return Err(std::io::Error::from(e).into()),

@@ -71,8 +71,14 @@ pub struct Loan<'a> {
 
 // SAFETY: the loan owns its chunk exclusively; the pointer stays valid
 // while the writer (borrowed for 'a) keeps its pool, whichever thread
-// holds the loan.
+// holds the loan; and `&ShmWriter` may cross threads (`ShmWriter: Sync`,
+// checked at compile time below).
 unsafe impl Send for Loan<'_> {}
+
+const _: () = {
+    const fn sync<T: Sync>() {}
+    sync::<ShmWriter>();
+};
 
 impl Deref for Loan<'_> {
     type Target = [u8];
@@ -80,7 +86,10 @@ impl Deref for Loan<'_> {
         // SAFETY: `ptr`/`len` are the loaned chunk's message bytes, in a
         // segment the writer's pool keeps mapped while it lives (segments
         // are never unmapped before the writer); the loan holds the chunk
-        // alone, so nothing else reads or writes it until sent.
+        // alone, so nothing else in this process touches it until sent, and
+        // no other process can write it (the segment is sealed against every
+        // writer but this pool's own mapping, `sys::create_shared`). A peer
+        // may read it, which does not change what we see.
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 }
@@ -209,6 +218,12 @@ impl ShmWriter {
         fx.run(&w.core);
         n
     }
+
+    /// Releases of a chunk nobody held that were refused (always 0 unless
+    /// this crate's books have a bug; a chunk is never freed twice).
+    pub fn refused_releases(&self) -> u64 {
+        lock(&self.shared.publish).pool.refused_releases()
+    }
 }
 
 impl Endpoint for ShmWriter {
@@ -239,8 +254,19 @@ impl Endpoint for ShmWriter {
 }
 
 impl hibari_transport::WriterLoan for Loan<'_> {
-    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError> {
-        (*self).send_prefix(len).map_err(|e| e.reason)
+    fn send<'b>(
+        self: Box<Self>,
+        len: usize,
+    ) -> Result<(), hibari_transport::WriterLoanSendError<'b>>
+    where
+        Self: 'b,
+    {
+        (*self)
+            .send_prefix(len)
+            .map_err(|e| hibari_transport::WriterLoanSendError {
+                loan: Some(Box::new(e.loan)),
+                reason: e.reason,
+            })
     }
 }
 

@@ -71,7 +71,7 @@ fn a_keep_all_reader_is_bounded_by_its_byte_limit() {
     assert!(w.write(blob(100, 4)).is_err());
     // Taking and dropping one sample makes room for one more.
     let first = r.take().expect("a sample");
-    assert_eq!(first.payload.cdr().unwrap()[4], 0);
+    assert_eq!(first.payload.cdr().unwrap().get(4).unwrap(), 0);
     drop(first);
     let deadline = std::time::Instant::now() + PATIENCE;
     loop {
@@ -84,7 +84,7 @@ fn a_keep_all_reader_is_bounded_by_its_byte_limit() {
         }
     }
     let got: Vec<u8> = std::iter::from_fn(|| r.take())
-        .map(|s| s.payload.cdr().unwrap()[4])
+        .map(|s| s.payload.cdr().unwrap().get(4).unwrap())
         .collect();
     assert_eq!(got, vec![1, 2, 5], "in order, nothing lost");
     assert_eq!(w.status().matched, 1);
@@ -124,7 +124,7 @@ fn a_reliable_writer_blocked_by_a_byte_limit_waits_for_a_release() {
     let (_w, ok) = writer.join().unwrap();
     assert!(ok, "the write failed after a release");
     let rest: Vec<u8> = std::iter::from_fn(|| r.take())
-        .map(|s| s.payload.cdr().unwrap()[4])
+        .map(|s| s.payload.cdr().unwrap().get(4).unwrap())
         .collect();
     assert_eq!(rest, vec![1, 2]);
 }

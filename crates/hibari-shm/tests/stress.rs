@@ -1,6 +1,8 @@
-//! Random `kill -9` of publishers and subscribers for a bounded time: no
-//! sample is ever torn, every reliable sample reaches a live subscriber once
-//! and in order, and nothing is left behind.
+//! Random `kill -9` of publishers and subscribers: no sample is ever torn,
+//! every reliable sample reaches a live subscriber once and in order, and
+//! nothing is left behind. The run is a number of kills with samples from
+//! restarted publishers, bounded by a deadline that fails with what was
+//! missing: it asserts no rate of kills or samples the machine must reach.
 
 mod common;
 
@@ -12,8 +14,12 @@ use common::{check, domain, leftovers, spec, Peer};
 use hibari_shm::ShmTransport;
 use hibari_transport::{Endpoint, EndpointId, Reader, ReaderOptions, ResourceLimits};
 
-/// How long processes are killed and restarted.
-const STRESS: Duration = Duration::from_secs(12);
+/// How many processes are killed (and restarted).
+const KILLS: u32 = 20;
+/// Publishers whose samples must arrive: the first two and restarted ones.
+const WRITERS: usize = 4;
+/// A hang guard, not a speed requirement: the run takes ~6 s here.
+const DEADLINE: Duration = Duration::from_secs(120);
 
 struct Rng(u64);
 impl Rng {
@@ -50,7 +56,12 @@ fn random_kills_never_tear_lose_or_reorder_reliable_samples_of_live_peers() {
     let mut violations = Vec::new();
     let started = Instant::now();
     let mut next_kill = Instant::now() + Duration::from_millis(200);
-    while started.elapsed() < STRESS {
+    while kills < KILLS || writers < WRITERS {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "timed out after {DEADLINE:?}: {kills} of {KILLS} kills, samples from \
+             {writers} of {WRITERS} publishers ({received} samples, {violations:?})"
+        );
         for s in std::iter::from_fn(|| reader.take()).take(100) {
             received += 1;
             if check(s.payload.cdr().unwrap()).is_none() {
@@ -91,9 +102,6 @@ fn random_kills_never_tear_lose_or_reorder_reliable_samples_of_live_peers() {
         p.kill();
     }
     assert!(violations.is_empty(), "{violations:?}");
-    assert!(kills >= 10, "only {kills} kills");
-    assert!(writers >= 3, "samples from only {writers} publishers");
-    assert!(received > 1000, "only {received} samples");
     assert!(
         common::eventually(Duration::from_secs(10), || reader.matched_count() == 0),
         "dead publishers still matched"

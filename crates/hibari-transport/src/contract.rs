@@ -176,9 +176,10 @@ pub trait Notify: Send + Sync {
     /// backed by one (an executor waiting in `epoll`). A transport whose
     /// writers live in other processes hands this fd to them so they wake the
     /// waiting thread directly, in one hop; writing it must have the same
-    /// effect as [`notify`](Notify::notify). `None` (the default): the
-    /// transport calls `notify` itself.
-    fn wake_fd(&self) -> Option<std::os::fd::RawFd> {
+    /// effect as [`notify`](Notify::notify). The descriptor is borrowed from
+    /// the waker: the transport duplicates it if it keeps it. `None` (the
+    /// default): the transport calls `notify` itself.
+    fn wake_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         None
     }
 }
@@ -404,7 +405,36 @@ pub trait Writer: Endpoint {
 /// `[u8]`), sent by [`send`](WriterLoan::send) or given back when dropped.
 pub trait WriterLoan: std::ops::DerefMut<Target = [u8]> + Send {
     /// Sends the first `len` bytes to every matched reader, without a copy.
-    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError>;
+    /// On failure the loan comes back, unsent and its bytes as they were,
+    /// when the transport still holds it (tokio's `SendError<T>`).
+    fn send<'a>(self: Box<Self>, len: usize) -> Result<(), WriterLoanSendError<'a>>
+    where
+        Self: 'a;
+}
+
+/// Why a [`WriterLoan`] was not sent, and the loan itself when it is still
+/// unsent (to fill again, retry or drop).
+pub struct WriterLoanSendError<'a> {
+    /// The loan, unsent; `None` once some of its bytes went out (a
+    /// combined transport that reached one member but not another).
+    pub loan: Option<Box<dyn WriterLoan + 'a>>,
+    /// Why it was not sent.
+    pub reason: WriteError,
+}
+
+impl std::fmt::Debug for WriterLoanSendError<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterLoanSendError")
+            .field("loan_returned", &self.loan.is_some())
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+impl From<WriterLoanSendError<'_>> for WriteError {
+    fn from(e: WriterLoanSendError<'_>) -> Self {
+        e.reason
+    }
 }
 
 /// Receives samples; never blocks.

@@ -3,11 +3,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::contract::WriterLoan;
 use crate::contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus, Notify,
     Reader, ReaderOptions, Sample, Transport, WriteError, Writer, WriterOptions,
 };
+use crate::contract::{WriterLoan, WriterLoanSendError};
 use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
 use crate::payload::{CdrBytes, Payload};
 use crate::sample::EndpointId;
@@ -227,17 +227,30 @@ impl std::ops::DerefMut for FanoutLoan<'_> {
 }
 
 impl WriterLoan for FanoutLoan<'_> {
-    fn send(self: Box<Self>, len: usize) -> Result<(), WriteError> {
+    fn send<'b>(self: Box<Self>, len: usize) -> Result<(), WriterLoanSendError<'b>>
+    where
+        Self: 'b,
+    {
         let FanoutLoan { inner, others } = *self;
         let wanted = others.iter().any(|w| {
             w.matched_count() > 0
                 || w.spec().qos.durability == crate::qos::Durability::TransientLocal
         });
         let copy: Option<CdrBytes> = wanted.then(|| inner[..len.min(inner.len())].to_vec().into());
-        inner.send(len)?;
+        if let Err(e) = inner.send(len) {
+            // Nothing went out: the loan comes back whole.
+            let loan = e
+                .loan
+                .map(|inner| Box::new(FanoutLoan { inner, others }) as Box<dyn WriterLoan + 'b>);
+            return Err(WriterLoanSendError {
+                loan,
+                reason: e.reason,
+            });
+        }
         if let Some(bytes) = copy {
             for w in others {
-                w.write(Payload::Serialized(bytes.clone()))?;
+                w.write(Payload::Serialized(bytes.clone()))
+                    .map_err(|reason| WriterLoanSendError { loan: None, reason })?;
             }
         }
         Ok(())

@@ -87,11 +87,13 @@ pub use compat::{check_compatibility, QosIncompatibility, QosMismatch, QosPolicy
 pub use contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus,
     Incompatibility, Notify, Reader, ReaderOptions, ResourceLimits, Sample, Transport, WhenFull,
-    WriteError, Writer, WriterLoan, WriterOptions,
+    WriteError, Writer, WriterLoan, WriterLoanSendError, WriterOptions,
 };
 pub use fanout::Fanout;
 pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};
-pub use payload::{CdrBytes, LocalSample, Payload, PayloadError, Shared, TypeAdapter};
+pub use payload::{
+    CdrBytes, LocalSample, Payload, PayloadError, Shared, SharedBuffer, TypeAdapter,
+};
 pub use qos::{Durability, History, Liveliness, QosProfile, Reliability};
 pub use rmw::{RmwQosProfile, RmwTime, RMW_DURATION_INFINITE};
 pub use sample::{now_ns, EndpointId, PublisherId, SampleInfo};

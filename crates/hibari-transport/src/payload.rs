@@ -26,7 +26,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
-use hibari_cdr::{CdrDecodeError, CdrEncodeError, Message};
+use hibari_cdr::{Bytes, CdrDecodeError, CdrEncodeError, Message, SharedBytes};
 use thiserror::Error;
 
 /// Publishes and subscribes an application type as the ROS message it stands
@@ -173,7 +173,7 @@ impl<A: TypeAdapter> LocalSample for Cell<A> {
     }
     fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
         match self.cdr.get() {
-            Some(Ok(bytes)) => copy_into(bytes, out),
+            Some(Ok(bytes)) => copy_into(Bytes::Private(bytes), out),
             Some(Err(e)) => Err(e.clone()),
             None => self.ros().encode_into_slice(out),
         }
@@ -196,39 +196,108 @@ impl<A: TypeAdapter> LocalSample for Cell<A> {
     }
 }
 
-/// Serialized CDR bytes (header included), shared without copying; the buffer
-/// may be a `Vec`, or a transport's own (a shared-memory slot released on drop).
+/// Serialized CDR bytes (header included), shared without copying: a buffer
+/// only this process holds (a `Vec`, a socket read, a local sample's
+/// encoding), or a transport's shared memory (a publisher's chunk, released
+/// on drop) that the publisher's process could still change.
+///
+/// Read them as [`Bytes`] ([`bytes`](CdrBytes::bytes)); every decoder takes
+/// that. Private bytes are also a plain slice ([`as_private`](CdrBytes::as_private));
+/// shared bytes never are — see the trust model in `hibari_cdr::Bytes` —
+/// and are copied out with [`to_vec`](CdrBytes::to_vec) when a slice is needed.
 #[derive(Clone)]
-pub struct CdrBytes(Arc<dyn AsRef<[u8]> + Send + Sync>);
+pub struct CdrBytes(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Private(Arc<dyn AsRef<[u8]> + Send + Sync>),
+    Shared(Arc<dyn SharedBuffer>),
+}
+
+/// A transport's buffer in memory another process may write while this one
+/// reads it (implemented by the shared-memory transport's samples).
+pub trait SharedBuffer: Send + Sync + 'static {
+    /// The bytes, for `Relaxed` word reads only.
+    fn bytes(&self) -> SharedBytes<'_>;
+}
 
 impl CdrBytes {
-    /// Wraps any shareable buffer.
+    /// Wraps a buffer only this process can change (and does not, while shared).
     pub fn new(buffer: Arc<dyn AsRef<[u8]> + Send + Sync>) -> Self {
-        CdrBytes(buffer)
+        CdrBytes(Repr::Private(buffer))
     }
 
-    /// The bytes.
-    pub fn as_slice(&self) -> &[u8] {
-        (*self.0).as_ref()
+    /// Wraps memory another process may change while it is read.
+    pub fn shared(buffer: Arc<dyn SharedBuffer>) -> Self {
+        CdrBytes(Repr::Shared(buffer))
+    }
+
+    /// The bytes, to decode or copy.
+    pub fn bytes(&self) -> Bytes<'_> {
+        match &self.0 {
+            Repr::Private(b) => Bytes::Private((**b).as_ref()),
+            Repr::Shared(s) => Bytes::Shared(s.bytes()),
+        }
+    }
+
+    /// The bytes as a slice when they are private; `None` for shared memory.
+    pub fn as_private(&self) -> Option<&[u8]> {
+        match &self.0 {
+            Repr::Private(b) => Some((**b).as_ref()),
+            Repr::Shared(_) => None,
+        }
+    }
+
+    /// Whether the bytes are in memory another process may change.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.0, Repr::Shared(_))
+    }
+
+    /// The address of the first byte (for handing read-only memory to
+    /// foreign code such as numpy, which holds no Rust reference to it).
+    pub fn as_ptr(&self) -> *const u8 {
+        match &self.0 {
+            Repr::Private(b) => (**b).as_ref().as_ptr(),
+            Repr::Shared(s) => s.bytes().as_ptr(),
+        }
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A copy of the bytes (of shared memory: as they are now).
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.bytes().to_vec()
     }
 }
 
 impl From<Vec<u8>> for CdrBytes {
     fn from(v: Vec<u8>) -> Self {
-        CdrBytes(Arc::new(v))
+        CdrBytes(Repr::Private(Arc::new(v)))
     }
 }
 
-impl Deref for CdrBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        self.as_slice()
+impl<'a> From<&'a CdrBytes> for Bytes<'a> {
+    fn from(b: &'a CdrBytes) -> Self {
+        b.bytes()
     }
 }
 
 impl fmt::Debug for CdrBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "CdrBytes({} bytes)", self.as_slice().len())
+        let kind = if self.is_shared() {
+            "shared"
+        } else {
+            "private"
+        };
+        write!(f, "CdrBytes({} bytes, {kind})", self.len())
     }
 }
 
@@ -298,12 +367,13 @@ impl Payload {
         Self::from_value::<M>(message)
     }
 
-    /// The CDR bytes: the bytes themselves, or a local sample's encoding
-    /// (encoded at most once per sample, shared by every caller).
-    pub fn cdr(&self) -> Result<&[u8], CdrEncodeError> {
+    /// The CDR bytes: the bytes themselves (private, or shared memory), or a
+    /// local sample's encoding (private; encoded at most once per sample,
+    /// shared by every caller).
+    pub fn cdr(&self) -> Result<Bytes<'_>, CdrEncodeError> {
         match self {
-            Payload::Local(s) => s.cdr(),
-            Payload::Serialized(b) => Ok(b.as_slice()),
+            Payload::Local(s) => s.cdr().map(Bytes::Private),
+            Payload::Serialized(b) => Ok(b.bytes()),
         }
     }
 
@@ -322,7 +392,7 @@ impl Payload {
     pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
         match self {
             Payload::Local(s) => s.encode_into(out),
-            Payload::Serialized(b) => copy_into(b, out),
+            Payload::Serialized(b) => copy_into(b.bytes(), out),
         }
     }
 
@@ -334,7 +404,7 @@ impl Payload {
             Payload::Serialized(b) => Ok(b),
             Payload::Local(sample) => {
                 sample.cdr()?;
-                Ok(CdrBytes(Arc::new(EncodedLocal(sample))))
+                Ok(CdrBytes::new(Arc::new(EncodedLocal(sample))))
             }
         }
     }
@@ -401,7 +471,7 @@ impl AsRef<[u8]> for EncodedLocal {
     }
 }
 
-fn copy_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, CdrEncodeError> {
+fn copy_into(bytes: Bytes<'_>, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
     let capacity = out.len();
     let dst = out
         .get_mut(..bytes.len())
@@ -409,11 +479,11 @@ fn copy_into(bytes: &[u8], out: &mut [u8]) -> Result<usize, CdrEncodeError> {
             needed: bytes.len(),
             capacity,
         })?;
-    dst.copy_from_slice(bytes);
+    bytes.copy_to_slice(dst);
     Ok(bytes.len())
 }
 
-fn decode<A: TypeAdapter>(bytes: &[u8]) -> Result<A::Ros, PayloadError> {
+fn decode<A: TypeAdapter>(bytes: &CdrBytes) -> Result<A::Ros, PayloadError> {
     A::Ros::from_cdr(bytes).map_err(|source| PayloadError::Decode {
         type_name: <A::Ros as Message>::TYPE_NAME,
         source,

@@ -60,16 +60,13 @@ fn child(busy: bool) {
         .create_publisher::<UInt64>("/bench/pong", QosProfile::default())
         .unwrap();
     let _sub = node
-        .create_view_subscription_with::<UInt8MultiArray, _>(
+        .create_view_subscription::<UInt8MultiArray, _>(
             "/bench/ping",
-            QosProfile::default().keep_last(1),
-            SubscriptionOptions::new().busy_poll(busy),
+            SubscriptionOptions::new(QosProfile::default().keep_last(1)).busy_poll(busy),
             move |view, _info| {
                 let now = mono_ns();
                 let bytes = view.data.as_bytes();
-                let mut stamp = [0u8; 8];
-                stamp.copy_from_slice(&bytes[..8]);
-                let sent = u64::from_le_bytes(stamp);
+                let sent = u64::from_le_bytes(bytes.array(0).unwrap_or_default());
                 let _ = pong.publish(UInt64 {
                     data: now.saturating_sub(sent),
                 });
@@ -96,11 +93,10 @@ fn run(size: usize, busy: bool, loan: bool, samples: u64, child_core: usize) -> 
         .unwrap();
     let (tx, rx) = mpsc::channel::<u64>();
     let _sub = node
-        .create_subscription_with(
+        .create_subscription(
             "/bench/pong",
-            QosProfile::default(),
+            SubscriptionOptions::new(QosProfile::default()).busy_poll(busy),
             move |m: UInt64| tx.send(m.data).unwrap(),
-            SubscriptionOptions::new().busy_poll(busy),
         )
         .unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())

@@ -26,7 +26,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hibari::msg::sensor_msgs::msg::Image;
-use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor, TypeAdapter};
+use hibari::{
+    Context, QosProfile, SampleInfo, SingleThreadedExecutor, SubscriptionOptions, TypeAdapter,
+};
 use image::{GrayImage, RgbImage};
 
 /// `RgbImage` → `Image` conversions (each copies the pixels).
@@ -134,7 +136,7 @@ impl Stage {
     /// Records one sample whose pixels are at `got`; `published` holds the
     /// address each sequence number was published with.
     fn record(shared: &Shared, info: &SampleInfo, got: *const u8, published: &Addresses) {
-        let now = hibari_transport::now_ns();
+        let now = hibari::transports::now_ns();
         let sent = published.get(info.sequence);
         let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
         s.latencies_ns.push(now - info.source_timestamp_ns);
@@ -291,15 +293,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stages: [Shared; 4] = Default::default();
 
     let camera = context.create_node("camera")?;
-    let image_pub = camera.create_publisher_adapted::<RgbAdapter>("camera/image_raw", qos)?;
+    let image_pub = camera.create_publisher::<RgbAdapter>("camera/image_raw", qos)?;
 
     let processor = context.create_node("processor")?;
     let (stage, sent) = (stages[0].clone(), raw_sent.clone());
     let brightness = Arc::new(AtomicUsize::new(0));
     let mean = brightness.clone();
-    let _processor = processor.create_subscription_adapted::<RgbAdapter, _>(
+    let _processor = processor.create_subscription(
         "camera/image_raw",
-        qos,
+        SubscriptionOptions::new(qos).adapter::<RgbAdapter>(),
         move |image: &RgbImage, info: &SampleInfo| {
             Stage::record(&stage, info, image.as_raw().as_ptr(), &sent);
             // A little real work on the shared pixels: the green mean of one row.
@@ -326,11 +328,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
 
     let resizer = context.create_node("resizer")?;
-    let small_pub = resizer.create_publisher_adapted::<GrayAdapter>("camera/image_small", qos)?;
+    let small_pub = resizer.create_publisher::<GrayAdapter>("camera/image_small", qos)?;
     let (stage, sent, small) = (stages[2].clone(), raw_sent.clone(), small_sent.clone());
-    let _resizer = resizer.create_subscription_adapted::<RgbAdapter, _>(
+    let _resizer = resizer.create_subscription(
         "camera/image_raw",
-        qos,
+        SubscriptionOptions::new(qos).adapter::<RgbAdapter>(),
         move |image: &RgbImage, info: &SampleInfo| {
             Stage::record(&stage, info, image.as_raw().as_ptr(), &sent);
             let gray = shrink_to_gray(image);
@@ -343,9 +345,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let recorder = context.create_node("recorder")?;
     let (stage, sent) = (stages[3].clone(), small_sent.clone());
-    let _recorder = recorder.create_subscription_adapted::<GrayAdapter, _>(
+    let _recorder = recorder.create_subscription(
         "camera/image_small",
-        qos,
+        SubscriptionOptions::new(qos).adapter::<GrayAdapter>(),
         move |image: GrayImage, info: SampleInfo| {
             Stage::record(&stage, &info, image.as_raw().as_ptr(), &sent);
         },

@@ -45,6 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let switch_state = on.clone();
     let _switch = light.create_service::<SetBool, _>(
         "switch",
+        QosProfile::services_default(),
         move |request: SetBool_Request, info: SampleInfo| {
             let was = switch_state.swap(request.data, Ordering::SeqCst);
             let _ = state.publish(Bool { data: request.data });
@@ -55,23 +56,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
     let status_state = on.clone();
-    let _status = light.create_service::<Trigger, _>("status", move |_: Trigger_Request| {
-        let on = status_state.load(Ordering::SeqCst);
-        Trigger_Response {
-            success: on,
-            message: if on {
-                "the light is on"
-            } else {
-                "the light is off"
+    let _status = light.create_service::<Trigger, _>(
+        "status",
+        QosProfile::services_default(),
+        move |_: Trigger_Request| {
+            let on = status_state.load(Ordering::SeqCst);
+            Trigger_Response {
+                success: on,
+                message: if on {
+                    "the light is on"
+                } else {
+                    "the light is off"
+                }
+                .into(),
             }
-            .into(),
-        }
-    })?;
+        },
+    )?;
 
     // The client side: needs no executor.
     let panel = context.create_node("panel")?;
-    let switch = panel.create_client::<SetBool>("switch")?;
-    let status = panel.create_client::<Trigger>("status")?;
+    let switch = panel.create_client::<SetBool>("switch", QosProfile::services_default())?;
+    let status = panel.create_client::<Trigger>("status", QosProfile::services_default())?;
 
     // 1. Blocking calls; the services run on an executor thread.
     let executor = Arc::new(SingleThreadedExecutor::new());

@@ -9,9 +9,9 @@ use hibari_inproc::InprocTransport;
 use hibari_transport::{DomainId, Transport};
 use thiserror::Error;
 
-use crate::names::{normalize_namespace, validate_node_name, NameError};
+use crate::node::names::{normalize_namespace, validate_node_name, NameError};
+use crate::node::remap::{self, RemapRule};
 use crate::node::Node;
-use crate::remap::{self, RemapRule};
 use crate::wait::Signal;
 
 /// The environment variable holding the default domain id.

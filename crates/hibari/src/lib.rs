@@ -18,8 +18,17 @@
 //! [`MultiThreadedExecutor`]) runs their callbacks in [`CallbackGroup`]s,
 //! sleeping without using CPU while nothing is ready, and can
 //! `spin_until_future_complete`. Without an executor, a subscription is also
-//! a [`futures_core::Stream`] ([`SubscriptionStream`]) and a call a `Future`,
+//! a [`Stream`] ([`SubscriptionStream`]) and a call a `Future`,
 //! usable under tokio.
+//!
+//! Every entity is created the same way, as in rclcpp: a name, its options,
+//! then its callback. The options are one value per kind of entity
+//! ([`PublisherOptions`], [`SubscriptionOptions`], [`ServiceOptions`],
+//! [`ClientOptions`], [`TimerOptions`], [`GuardConditionOptions`],
+//! [`FdWatchOptions`], [`ActionServerOptions`]), and the setting nearly
+//! everyone gives converts into them: pass a [`QosProfile`] (or a timer's
+//! period) alone, or the options value with the rest — callback group, event
+//! callbacks, busy polling, a [`TypeAdapter`].
 //!
 //! Around that: QoS events and statuses (matched, incompatible QoS or type,
 //! deadline missed, liveliness, message lost — [`PublisherOptions`],
@@ -72,112 +81,132 @@
 //! assert_eq!(RosString::from_cdr(&bytes).unwrap().data, "hello");
 //! ```
 
-pub mod callback;
+#![forbid(unsafe_code)]
+// The public surface is the `pub use` list below (and the public modules:
+// `callback`, `loan`, `view`, `names`, `events`, `transports`, `action` and
+// the message layer's `msg`, `interfaces`, `dynamic`, `cdr`): every type a
+// public signature names is re-exported by name, never by glob. The code
+// sits in folders by concept.
 mod context;
-mod executor;
-mod fd_watch;
-mod generic;
-mod graph;
-pub mod loan;
-mod multi;
-pub mod names;
-mod node;
-mod pubsub;
-mod remap;
-mod timer;
+mod options;
 pub mod transports;
-pub mod view;
-mod wait;
-// QoS events and callback groups.
-mod create;
-pub mod events;
-mod group;
-mod liveliness;
-mod monitor;
-mod status;
-mod subscription;
-// Services, clients and the async face.
-mod calls;
-mod client;
-mod future;
-mod reply;
+// Nodes: names, remapping, graph queries.
+mod node;
+// Topics: publishers, subscriptions, loans, views, streams, generic ends.
+mod topic;
+// Services and clients, typed and generic, and the async face of calls.
 mod service;
-mod stream;
-// Generic (run-time typed, CDR) services and clients, for bridges and tools.
-mod generic_client;
-mod generic_service;
+// QoS events and statuses.
+pub mod events;
 // ROS 2 actions over services and topics (typed and generic).
 pub mod action;
+// The executors and what they run: callback groups, timers and guard
+// conditions, watched descriptors, and the signal they all sleep on.
+mod executor;
+use executor::{group, wait};
+
+pub use node::names;
+pub use topic::{callback, loan, view};
 
 #[cfg(test)]
 mod tests;
 
 pub use action::{
-    ActionClient, ActionServer, CancelResponse, ClientGoalHandle, GenericActionClient,
-    GenericActionServer, GoalResponse, GoalStatus, ServerGoalHandle,
+    ActionClient, ActionServer, ActionServerOptions, CancelResponse, ClientGoalHandle,
+    GenericActionClient, GenericActionServer, GoalResponse, GoalStatus, ServerGoalHandle,
 };
-pub use callback::{MessageCallback, SubscriptionCallback};
-pub use client::{CallError, Client, ClientCreateError};
+pub use callback::{NoAdapter, SubscriptionCallback};
 pub use context::{Context, ContextBuilder, ContextCreateError, NodeCreateError, DOMAIN_ID_ENV};
 pub use events::{
     DeadlineMissedStatus, IncompatibleQosStatus, IncompatibleTypeStatus, LivelinessChangedStatus,
     LivelinessLostStatus, MatchedStatus, MessageLostStatus, PublisherEventCallbacks,
-    PublisherOptions, SubscriptionEventCallbacks, SubscriptionOptions,
+    SubscriptionEventCallbacks,
 };
+pub use executor::fd_watch::FdWatch;
+pub use executor::group::{CallbackGroup, CallbackGroupType};
+pub use executor::multi::MultiThreadedExecutor;
+pub use executor::timer::{GuardCondition, Timer, TimerCreateError};
 pub use executor::{NodeAddError, SingleThreadedExecutor};
-pub use fd_watch::FdWatch;
-pub use future::{ResponseFuture, SpinError};
-pub use generic::Serialized;
-pub use generic_client::{GenericClient, GenericResponseFuture};
-pub use generic_service::{GenericServiceServer, ServiceRespondError, ServiceResponder};
-pub use graph::TopicEndpointInfo;
-pub use group::{CallbackGroup, CallbackGroupType};
-pub use loan::{LoanError, PublisherLoan};
-pub use multi::MultiThreadedExecutor;
+pub use loan::{LoanError, LoanSendError, PublisherLoan};
 pub use names::NameError;
+pub use node::graph::TopicEndpointInfo;
 pub use node::Node;
-pub use pubsub::{PublishError, Publisher, PublisherCreateError, SubscriptionCreateError};
-pub use service::{ServiceCallback, ServiceCreateError, ServiceOptions, ServiceServer};
-pub use stream::{Recv, SubscriptionStream};
-pub use subscription::Subscription;
-pub use timer::{GuardCondition, Timer, TimerCreateError};
+pub use options::{
+    ClientOptions, FdWatchOptions, GuardConditionOptions, PublisherOptions, ServiceOptions,
+    SubscriptionOptions, TimerOptions,
+};
+pub use service::client::{CallError, Client, ClientCreateError};
+pub use service::future::{ResponseFuture, SpinError};
+pub use service::generic_client::{GenericClient, GenericResponseFuture};
+pub use service::generic_service::{GenericServiceServer, ServiceRespondError, ServiceResponder};
+pub use service::server::{ServiceCallback, ServiceCreateError, ServiceServer};
+pub use topic::generic::Serialized;
+pub use topic::pubsub::{PublishError, Publisher, PublisherCreateError, SubscriptionCreateError};
+pub use topic::stream::{Recv, SubscriptionStream};
+pub use topic::subscription::Subscription;
+
+/// The trait [`SubscriptionStream`] implements (`futures_core::Stream`),
+/// re-exported so that it can be named without another dependency.
+pub use futures_core::Stream;
 
 pub use hibari_transport::{
-    CdrBytes, Durability, EndpointKind, GraphSnapshot, History, Liveliness, NodeInfo, PayloadError,
-    PublisherId, QosProfile, Reliability, SampleInfo, Shared, TypeAdapter,
+    CdrBytes, DomainId, Durability, EndpointCreateError, EndpointId, EndpointKind, GraphSnapshot,
+    History, Liveliness, NodeInfo, PayloadError, PublisherId, QosProfile, Reliability, SampleInfo,
+    Shared, TypeAdapter, WriteError,
 };
 pub use hibari_transport::{Incompatibility, QosIncompatibility, QosMismatch, QosPolicyKind};
 
 pub use hibari_cdr::{
-    Action, CdrDecodeError, CdrEncodeError, HasView, Message, MessageView, PrimSeq, Service,
-    TypeVisitor,
+    Action, Bytes, CdrDecodeError, CdrEncodeError, HasView, Message, MessageView, PrimSeq, Service,
+    SharedBytes, TypeVisitor,
 };
 
-/// Generated message, service and action types (Jazzy at the root; `humble`, `jazzy`).
+/// Generated message, service and action types: the Jazzy packages at the
+/// root (`hibari::msg::std_msgs::msg::String`), each distro in its module
+/// (`humble`, `jazzy`).
 pub mod msg {
-    pub use hibari_msgs::*;
+    pub use hibari_msgs::jazzy::{
+        action_msgs, actionlib_msgs, builtin_interfaces, diagnostic_msgs, geometry_msgs,
+        lifecycle_msgs, nav_msgs, rcl_interfaces, rosgraph_msgs, sensor_msgs, service_msgs,
+        shape_msgs, statistics_msgs, std_msgs, std_srvs, stereo_msgs, tf2_msgs, trajectory_msgs,
+        type_description_interfaces, unique_identifier_msgs, visualization_msgs,
+    };
+    pub use hibari_msgs::{humble, jazzy};
 }
 
 /// Interface definitions known at run time.
 pub mod interfaces {
-    pub use hibari_idl::model;
-    pub use hibari_idl::*;
+    pub use hibari_idl::{
+        model, parse_action, parse_msg, parse_srv, ActionDef, ArrayKind, BaseType, Constant,
+        Distro, DistroParseError, Field, FieldType, IdlLoadError, IdlParseError, IdlResolveError,
+        InterfaceKind, Literal, MessageDef, Primitive, Registry, ServiceDef, TypeName,
+    };
 }
 
 /// Messages whose type is known only at run time.
 pub mod dynamic {
-    pub use hibari_dynamic::*;
+    pub use hibari_dynamic::{
+        decode, default_value, encode, encode_into, encoded_size, from_json, from_json_str,
+        from_json_with, json, to_json, to_json_string, DynamicDecodeError, DynamicDefaultError,
+        DynamicEncodeError, DynamicJsonError, FieldPath, FromJsonOptions, PathSegment, Struct,
+        TypeLookup, Value, MAX_DEPTH,
+    };
 }
 
 /// The low-level CDR reader and writer, for code that lays out bytes itself.
 pub mod cdr {
-    pub use hibari_cdr::*;
+    pub use hibari_cdr::{
+        check_bound, check_fixed, Action, Bytes, CdrDecodeError, CdrEncodeError, CdrReader,
+        CdrSink, CdrWriter, CountSink, Endian, HasView, Message, MessageView, PrimSeq, Primitive,
+        Service, SharedBytes, SliceSink, TypeVisitor, HEADER_LE, MAX_DEPTH, WORD,
+    };
 }
 
 /// The names most programs need.
 pub mod prelude {
     pub use crate::{
-        Context, HasView, Message, MessageView, MultiThreadedExecutor, Node, QosProfile,
-        SampleInfo, Service, SingleThreadedExecutor,
+        CallbackGroupType, Context, HasView, Message, MessageView, MultiThreadedExecutor, Node,
+        PublisherOptions, QosProfile, SampleInfo, Service, SingleThreadedExecutor,
+        SubscriptionOptions,
     };
 }

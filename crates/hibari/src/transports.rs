@@ -15,11 +15,23 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use hibari_inproc::InprocTransport;
-use hibari_shm::ShmTransport;
-use hibari_transport::{DomainId, Fanout, Transport};
+use hibari_transport::DomainId;
 
 use crate::context::lock;
+
+/// The two transports a context combines by itself, for who builds one by
+/// hand (a benchmark pinning shared memory, say).
+pub use hibari_inproc::InprocTransport;
+pub use hibari_shm::ShmTransport;
+/// The transport contract, for who plugs a transport into a context
+/// ([`ContextBuilder::transport`](crate::ContextBuilder::transport)) or looks
+/// below the API ([`Context::transport`](crate::Context::transport)): the
+/// trait and every type its methods name.
+pub use hibari_transport::{
+    now_ns, Endpoint, EndpointEvent, EndpointSpec, EndpointStatus, Fanout, GraphToken, LocalSample,
+    Notify, Payload, Reader, ReaderOptions, ResourceLimits, Sample, SharedBuffer, Transport,
+    WhenFull, Writer, WriterLoan, WriterOptions,
+};
 
 /// The environment variable that restricts the transports (`inproc`).
 pub const TRANSPORT_ENV: &str = "HIBARI_TRANSPORT";

@@ -119,13 +119,17 @@ fn a_response_future_is_woken_while_another_task_of_the_same_thread_runs() {
     let (open, gate) = mpsc::channel::<()>();
     let gate = Mutex::new(gate);
     let _server = node
-        .create_service::<Echo, _>("gated", move |r: EchoRequest| {
-            gate.lock()
-                .unwrap()
-                .recv_timeout(LONG)
-                .expect("the gate opens");
-            double(r)
-        })
+        .create_service::<Echo, _>(
+            "gated",
+            QosProfile::services_default(),
+            move |r: EchoRequest| {
+                gate.lock()
+                    .unwrap()
+                    .recv_timeout(LONG)
+                    .expect("the gate opens");
+                double(r)
+            },
+        )
         .unwrap();
     let executor = Arc::new(SingleThreadedExecutor::new());
     executor.add_node(&node).unwrap();
@@ -134,7 +138,7 @@ fn a_response_future_is_woken_while_another_task_of_the_same_thread_runs() {
     let client = context
         .create_node("client")
         .unwrap()
-        .create_client::<Echo>("gated")
+        .create_client::<Echo>("gated", QosProfile::services_default())
         .unwrap();
     assert!(client.wait_for_service(LONG));
     let response = within(LONG, move || {
@@ -150,16 +154,25 @@ fn a_response_future_is_woken_while_another_task_of_the_same_thread_runs() {
         })
     });
     assert_eq!(response.unwrap().n, 40);
-    executor.cancel();
-    spin.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spin,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
 }
 
 #[test]
 fn a_tokio_timeout_on_a_response_future_forgets_the_request() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let _server = node.create_service::<Echo, _>("unspun", double).unwrap();
-    let client = node.create_client::<Echo>("unspun").unwrap();
+    let _server = node
+        .create_service::<Echo, _>("unspun", QosProfile::services_default(), double)
+        .unwrap();
+    let client = node
+        .create_client::<Echo>("unspun", QosProfile::services_default())
+        .unwrap();
     let (elapsed, pending) = within(LONG, move || {
         current_thread().block_on(async move {
             let clones = Arc::new(AtomicUsize::new(0));
@@ -176,7 +189,9 @@ fn a_tokio_timeout_on_a_response_future_forgets_the_request() {
 fn calls_in_flight_complete_on_a_multi_threaded_runtime() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let _server = node.create_service::<Echo, _>("echo", double).unwrap();
+    let _server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
     let executor = Arc::new(SingleThreadedExecutor::new());
     executor.add_node(&node).unwrap();
     let spinner = executor.clone();
@@ -185,7 +200,7 @@ fn calls_in_flight_complete_on_a_multi_threaded_runtime() {
         context
             .create_node("client")
             .unwrap()
-            .create_client::<Echo>("echo")
+            .create_client::<Echo>("echo", QosProfile::services_default())
             .unwrap(),
     );
     assert!(client.wait_for_service(LONG));
@@ -210,6 +225,11 @@ fn calls_in_flight_complete_on_a_multi_threaded_runtime() {
     });
     let answers: Vec<u64> = results.into_iter().map(|r| r.unwrap().n).collect();
     assert_eq!(answers, (0..8).map(|n| 2 * n).collect::<Vec<_>>());
-    executor.cancel();
-    spin.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spin,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
 }

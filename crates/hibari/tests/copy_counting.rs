@@ -13,7 +13,9 @@ mod types;
 
 use std::sync::{Arc, Mutex};
 
-use hibari::{Context, Node, Publisher, QosProfile, SampleInfo, SingleThreadedExecutor};
+use hibari::{
+    Context, Node, Publisher, QosProfile, SampleInfo, SingleThreadedExecutor, SubscriptionOptions,
+};
 
 use types::{count, Counters, Frame, Pixels, PixelsAsFrame};
 
@@ -185,9 +187,7 @@ fn two_owning_subscribers_cost_one_clone_per_sample_and_one_of_them_gets_the_ori
 
 /// Publishes `K` `Pixels` through the adapter; returns their buffers' addresses.
 fn publish_pixels(node: &Node, qos: QosProfile, counters: &Arc<Counters>) -> Vec<usize> {
-    let publisher = node
-        .create_publisher_adapted::<PixelsAsFrame>("f", qos)
-        .unwrap();
+    let publisher = node.create_publisher::<PixelsAsFrame>("f", qos).unwrap();
     (1..=K as u64)
         .map(|n| {
             let buffer = vec![n as u8; 1024];
@@ -213,9 +213,9 @@ fn a_custom_type_reaches_its_own_subscriber_moved_and_never_converted() {
     let s = seen.clone();
     let qos = QosProfile::default().keep_all();
     let _sub = node
-        .create_subscription_adapted::<PixelsAsFrame, _>(
+        .create_subscription(
             "f",
-            qos,
+            SubscriptionOptions::new(qos).adapter::<PixelsAsFrame>(),
             move |p: Pixels, i: SampleInfo| record(&s, &i, &p.buffer),
         )
         .unwrap();
@@ -257,9 +257,9 @@ fn an_adapted_sample_is_converted_at_most_once_however_many_subscribers_want_the
     let c = custom.clone();
     let qos = QosProfile::default().keep_all();
     let _custom = node
-        .create_subscription_adapted::<PixelsAsFrame, _>(
+        .create_subscription(
             "f",
-            qos,
+            SubscriptionOptions::new(qos).adapter::<PixelsAsFrame>(),
             move |p: &Pixels, i: &SampleInfo| record(&c, i, &p.buffer),
         )
         .unwrap();

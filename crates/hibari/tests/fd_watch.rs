@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use hibari::msg::std_msgs::msg::String as RosString;
-use hibari::{Context, QosProfile, SingleThreadedExecutor};
+use hibari::{Context, FdWatchOptions, QosProfile, SingleThreadedExecutor};
 
 fn read_all(fd: BorrowedFd<'_>) -> Vec<u8> {
     let mut stream = UnixStream::from(fd.try_clone_to_owned().unwrap());
@@ -32,7 +32,7 @@ fn a_sleeping_executor_wakes_for_a_socket_a_subscription_and_a_timer() {
     theirs.set_nonblocking(true).unwrap();
     let (tx, rx) = mpsc::channel::<String>();
     let socket_tx = tx.clone();
-    let _watch = node.create_fd_watch(theirs, move |fd| {
+    let _watch = node.create_fd_watch(theirs, FdWatchOptions::default(), move |fd| {
         let bytes = read_all(fd);
         socket_tx
             .send(format!("socket {}", String::from_utf8_lossy(&bytes)))
@@ -76,8 +76,13 @@ fn a_sleeping_executor_wakes_for_a_socket_a_subscription_and_a_timer() {
     while ticks.load(Ordering::Relaxed) < 2 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
     }
-    executor.cancel();
-    spinner.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spinner,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
     assert_eq!(
         [first, second, third],
         ["socket ping", "topic hello", "socket pong"].map(String::from)
@@ -93,7 +98,7 @@ fn a_dropped_watch_closes_its_descriptor_and_runs_no_more() {
     theirs.set_nonblocking(true).unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let c = calls.clone();
-    let watch = node.create_fd_watch(theirs, move |fd| {
+    let watch = node.create_fd_watch(theirs, FdWatchOptions::default(), move |fd| {
         read_all(fd);
         c.fetch_add(1, Ordering::Relaxed);
     });
@@ -120,7 +125,7 @@ fn a_hung_up_pipe_reaches_the_callback_as_end_of_file() {
     let node = ctx.create_node("watcher").unwrap();
     let (reader, writer) = std::io::pipe().unwrap();
     let (tx, rx) = mpsc::channel::<usize>();
-    let _watch = node.create_fd_watch(reader, move |fd| {
+    let _watch = node.create_fd_watch(reader, FdWatchOptions::default(), move |fd| {
         let mut file = std::fs::File::from(fd.try_clone_to_owned().unwrap());
         let mut buf = [0u8; 16];
         tx.send(file.read(&mut buf).unwrap()).unwrap();

@@ -77,7 +77,7 @@ fn bad_bytes_are_rejected_by_typed_subscriptions_and_bad_type_names_refused() {
     assert!(typed_sub.take().is_none());
     assert_eq!(typed_sub.rejected_samples(), 1);
     // The generic side gets the bytes as they were sent.
-    assert_eq!(&polled.take().unwrap().0[..], &[0u8, 1, 0, 0, 0xff]);
+    assert_eq!(polled.take().unwrap().0.to_vec(), [0u8, 1, 0, 0, 0xff]);
     for bad in [
         "String",
         "std_msgs/String",
@@ -158,31 +158,33 @@ fn generic_callbacks_of_a_reentrant_group_run_at_the_same_time() {
     };
     let on_sample = meet();
     let _sub = node
-        .create_generic_subscription_with(
+        .create_generic_subscription(
             "/meet",
             "std_msgs/msg/String",
-            QosProfile::default(),
+            SubscriptionOptions::new(QosProfile::default()).callback_group(&group),
             move |_: CdrBytes, _| on_sample(),
-            SubscriptionOptions::new().callback_group(&group),
         )
         .unwrap();
     let on_request = meet();
     let _srv = node
-        .create_generic_service_with(
+        .create_generic_service(
             "/meet_srv",
             "std_srvs/srv/Trigger",
+            ServiceOptions::default().callback_group(&group),
             move |_req, responder| {
                 on_request();
                 drop(responder);
             },
-            ServiceOptions::new().callback_group(&group),
         )
         .unwrap();
     let publisher = node
         .create_publisher::<Chatter>("/meet", QosProfile::default())
         .unwrap();
     let client = node
-        .create_client::<hibari::msg::std_srvs::srv::Trigger>("/meet_srv")
+        .create_client::<hibari::msg::std_srvs::srv::Trigger>(
+            "/meet_srv",
+            QosProfile::services_default(),
+        )
         .unwrap();
     let executor = MultiThreadedExecutor::new(2);
     executor.add_node(&node).unwrap();

@@ -54,7 +54,7 @@ fn a_typed_client_is_answered_by_a_generic_server_that_replies_later_from_anothe
     let client = context
         .create_node("user")
         .unwrap()
-        .create_client::<SetBool>("switch")
+        .create_client::<SetBool>("switch", QosProfile::services_default())
         .unwrap();
     assert!(client.wait_for_service(LONG));
     let first = client.call(SetBool_Request { data: true }, LONG).unwrap();
@@ -62,8 +62,13 @@ fn a_typed_client_is_answered_by_a_generic_server_that_replies_later_from_anothe
     assert_eq!((first.success, first.message.as_str()), (true, "seq 1"));
     assert_eq!((second.success, second.message.as_str()), (false, "seq 2"));
     answerer.join().unwrap();
-    executor.cancel();
-    spinner.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spinner,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -71,10 +76,14 @@ fn a_generic_client_calls_a_typed_server_and_gets_the_response_bytes() {
     let context = Context::builder().isolated().create().unwrap();
     let server_node = context.create_node("typed_server").unwrap();
     let _server = server_node
-        .create_service::<SetBool, _>("light", |r: SetBool_Request| SetBool_Response {
-            success: !r.data,
-            message: "typed".into(),
-        })
+        .create_service::<SetBool, _>(
+            "light",
+            QosProfile::services_default(),
+            |r: SetBool_Request| SetBool_Response {
+                success: !r.data,
+                message: "typed".into(),
+            },
+        )
         .unwrap();
     let (executor, spinner) = spin(&server_node);
     let node = context.create_node("bridge").unwrap();
@@ -93,8 +102,13 @@ fn a_generic_client_calls_a_typed_server_and_gets_the_response_bytes() {
         (true, false, "typed")
     );
     assert_eq!(client.unreadable_replies(), 0);
-    executor.cancel();
-    spinner.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spinner,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -135,8 +149,13 @@ fn generic_client_and_generic_server_talk_and_dropping_the_server_fails_waiting_
 
     let waiting = client.call_async(SetBool_Request { data: false }.to_cdr().unwrap());
     let held = rx.recv_timeout(LONG).unwrap();
-    executor.cancel();
-    spinner.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spinner,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
     drop(server);
     let outcome = tokio_free_block(waiting);
     assert!(

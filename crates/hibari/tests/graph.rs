@@ -15,7 +15,7 @@ fn nodes_topics_and_endpoints_with_their_qos_are_listed_and_retracted() {
         .create_publisher::<Chatter>("chatter", QosProfile::sensor_data())
         .unwrap();
     let _subscription = listener
-        .create_subscription::<Chatter, _>(
+        .create_subscription::<Chatter, _, _>(
             "/robot/chatter",
             QosProfile::default(),
             |_m: Chatter| {},
@@ -80,13 +80,19 @@ fn services_are_listed_by_name_and_type_not_as_topics() {
     let ctx = Context::builder().isolated().create().unwrap();
     let node = ctx.create_node_with_namespace("light", "/house").unwrap();
     let _server = node
-        .create_service::<SetBool, _>("switch", |r: SetBool_Request| SetBool_Response {
-            success: r.data,
-            message: String::new(),
-        })
+        .create_service::<SetBool, _>(
+            "switch",
+            QosProfile::services_default(),
+            |r: SetBool_Request| SetBool_Response {
+                success: r.data,
+                message: String::new(),
+            },
+        )
         .unwrap();
     let other = ctx.create_node("panel").unwrap();
-    let _client = other.create_client::<SetBool>("/house/switch").unwrap();
+    let _client = other
+        .create_client::<SetBool>("/house/switch", QosProfile::services_default())
+        .unwrap();
     let services = other.get_service_names_and_types();
     assert_eq!(services.len(), 1, "{services:?}");
     assert_eq!(services["/house/switch"], vec!["std_srvs/srv/SetBool"]);

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use hibari::msg::std_msgs::msg::String as RosString;
-use hibari::{Context, QosProfile, SingleThreadedExecutor};
+use hibari::{Context, GuardConditionOptions, QosProfile, SingleThreadedExecutor};
 
 /// User plus system CPU time of this process, from /proc/self/stat (in
 /// clock ticks of 10 ms: Linux's `USER_HZ` is 100).
@@ -28,7 +28,7 @@ fn an_idle_executor_uses_next_to_no_cpu() {
         .create_subscription("quiet", QosProfile::default(), |_: &RosString| {})
         .unwrap();
     let _timer = node.create_timer(Duration::from_secs(3600), || {}).unwrap();
-    let _guard = node.create_guard_condition(|| {});
+    let _guard = node.create_guard_condition(GuardConditionOptions::default(), || {});
     let executor = SingleThreadedExecutor::new();
     executor.add_node(&node).unwrap();
 

@@ -1,6 +1,8 @@
 //! Two real processes on this host, through the public API only: the context
 //! picks shared memory by itself. The child is this test binary run again
-//! with `HIBARI_TEST_CHILD` set (it then runs only the `child` test).
+//! with `HIBARI_TEST_CHILD` set and `--ignored --exact child`: `child` is an
+//! ignored helper, not a test, so it is never counted as a passing one.
+//! Each test holds a domain of its own (hibari_testkit::TestDomain).
 
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -9,6 +11,7 @@ use std::time::Duration;
 use hibari::msg::sensor_msgs::msg::Image;
 use hibari::msg::std_msgs::msg::String as RosString;
 use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
+use hibari_testkit::TestDomain;
 
 const CHILD: &str = "HIBARI_TEST_CHILD";
 
@@ -28,18 +31,13 @@ impl Drop for Kill {
 fn spawn_child(role: &str, domain: u32) -> Kill {
     Kill(
         Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child", "--nocapture", "--test-threads=1"])
+            .args(["--ignored", "--exact", "child", "--nocapture"])
             .env(CHILD, role)
             .env("HIBARI_DOMAIN_ID", domain.to_string())
             .stdout(Stdio::null())
             .spawn()
             .expect("spawn the child"),
     )
-}
-
-fn unique_domain() -> u32 {
-    // Far from the domains people use, distinct per test process and test.
-    100 + (std::process::id() % 100) * 2
 }
 
 fn frame(seq: u32) -> Image {
@@ -53,11 +51,13 @@ fn frame(seq: u32) -> Image {
     }
 }
 
-/// The other process: publishes frames, or echoes strings, as told.
+/// The other process: publishes frames, or echoes strings, as told. A
+/// helper the tests run (see `spawn_child`), not a test of its own.
 #[test]
+#[ignore = "the child process of this file's tests, run by them"]
 fn child() {
     let Ok(role) = std::env::var(CHILD) else {
-        return; // not a child: nothing to do
+        panic!("`child` is the other process of this file's tests; they run it with {CHILD} set")
     };
     let ctx = Context::new().unwrap();
     let node = ctx.create_node(&format!("child_{role}")).unwrap();
@@ -111,7 +111,9 @@ fn child() {
                 .unwrap();
             let exec = SingleThreadedExecutor::new();
             exec.add_node(&node).unwrap();
-            exec.spin();
+            // Until the parent kills us, as the other roles.
+            let _ = exec
+                .spin_until_future_complete(std::future::pending::<()>(), Duration::from_secs(60));
         }
         "pacer" => {
             // Samples far apart, so the parent's executor is asleep for each.
@@ -147,11 +149,9 @@ fn dev_shm() -> Vec<String> {
 
 #[test]
 fn frames_from_another_process_arrive_whole_in_order_with_their_info() {
-    if std::env::var(CHILD).is_ok() {
-        return;
-    }
     let before = dev_shm();
-    let domain = unique_domain();
+    let reserved = TestDomain::reserve();
+    let domain = reserved.id();
     let ctx = Context::with_domain(domain);
     assert_eq!(
         ctx.transport().kind(),
@@ -201,10 +201,8 @@ fn frames_from_another_process_arrive_whole_in_order_with_their_info() {
 
 #[test]
 fn a_round_trip_through_another_process_and_back() {
-    if std::env::var(CHILD).is_ok() {
-        return;
-    }
-    let domain = unique_domain() + 1;
+    let reserved = TestDomain::reserve();
+    let domain = reserved.id();
     let ctx = Context::with_domain(domain);
     let node = ctx.create_node("asker").unwrap();
     let (tx, rx) = mpsc::channel::<String>();
@@ -267,18 +265,17 @@ fn mapping_of(addr: usize) -> Option<(String, String)> {
 
 #[test]
 fn a_view_subscription_reads_frames_in_the_publishers_read_only_shared_memory() {
-    view_frames_from("camera", unique_domain() + 1_000);
+    view_frames_from("camera");
 }
 
 #[test]
 fn frames_written_in_place_in_loans_arrive_whole_through_shared_memory() {
-    view_frames_from("loaner", unique_domain() + 1_001);
+    view_frames_from("loaner");
 }
 
-fn view_frames_from(role: &str, domain: u32) {
-    if std::env::var(CHILD).is_ok() {
-        return;
-    }
+fn view_frames_from(role: &str) {
+    let reserved = TestDomain::reserve();
+    let domain = reserved.id();
     let ctx = Context::with_domain(domain);
     let node = ctx.create_node("viewer").unwrap();
     let (tx, rx) = mpsc::channel::<(usize, usize, u8, u64)>();
@@ -291,7 +288,7 @@ fn view_frames_from(role: &str, domain: u32) {
                 tx.send((
                     pixels.as_ptr() as usize,
                     pixels.len(),
-                    pixels[0],
+                    pixels.get(0).unwrap_or_default(),
                     info.sequence,
                 ))
                 .unwrap();
@@ -352,27 +349,25 @@ fn thread_switches(name: &str) -> Option<u64> {
 /// busy-polling subscriptions both get every sample in order.
 #[test]
 fn a_sample_from_another_process_wakes_the_executor_directly() {
-    paced_samples(unique_domain() + 2_000, false);
+    paced_samples(false);
 }
 
 #[test]
 fn a_busy_polling_subscription_gets_every_sample_without_being_signalled() {
-    paced_samples(unique_domain() + 2_001, true);
+    paced_samples(true);
 }
 
-fn paced_samples(domain: u32, busy: bool) {
-    if std::env::var(CHILD).is_ok() {
-        return;
-    }
+fn paced_samples(busy: bool) {
+    let reserved = TestDomain::reserve();
+    let domain = reserved.id();
     let ctx = Context::with_domain(domain);
     let node = ctx.create_node("paced").unwrap();
     let (tx, rx) = mpsc::channel::<String>();
     let _sub = node
-        .create_subscription_with(
+        .create_subscription(
             "/paced",
-            QosProfile::default(),
+            hibari::SubscriptionOptions::new(QosProfile::default()).busy_poll(busy),
             move |m: RosString| tx.send(m.data).unwrap(),
-            hibari::SubscriptionOptions::new().busy_poll(busy),
         )
         .unwrap();
     let relay = format!("hibari-shm-{domain}");

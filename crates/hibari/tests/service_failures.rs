@@ -12,14 +12,14 @@ use std::time::Duration;
 use echo::{
     double, isolated, spin_in_background, wait, within, Echo, EchoRequest, EchoResponse, LONG,
 };
-use hibari::{CallError, SingleThreadedExecutor, SpinError};
+use hibari::{CallError, GuardConditionOptions, QosProfile, SingleThreadedExecutor, SpinError};
 
 #[test]
 fn a_call_without_a_server_fails_at_once() {
     let client = isolated()
         .create_node("client")
         .unwrap()
-        .create_client::<Echo>("nobody")
+        .create_client::<Echo>("nobody", QosProfile::services_default())
         .unwrap();
     assert!(!client.service_is_ready());
     assert!(!client.wait_for_service(Duration::from_millis(20)));
@@ -37,8 +37,12 @@ fn a_call_without_a_server_fails_at_once() {
 fn a_call_to_a_server_nobody_spins_times_out_and_is_forgotten() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let server = node.create_service::<Echo, _>("stuck", double).unwrap();
-    let client = node.create_client::<Echo>("stuck").unwrap();
+    let server = node
+        .create_service::<Echo, _>("stuck", QosProfile::services_default(), double)
+        .unwrap();
+    let client = node
+        .create_client::<Echo>("stuck", QosProfile::services_default())
+        .unwrap();
     let clones = Arc::new(AtomicUsize::new(0));
     let e = client
         .call(EchoRequest::new(1, &clones), Duration::from_millis(30))
@@ -59,11 +63,15 @@ fn a_call_to_a_server_nobody_spins_times_out_and_is_forgotten() {
 fn a_blocking_call_from_a_callback_of_the_executor_running_the_server_times_out_clearly() {
     let context = isolated();
     let node = context.create_node("both").unwrap();
-    let _server = node.create_service::<Echo, _>("self", double).unwrap();
-    let client = node.create_client::<Echo>("self").unwrap();
+    let _server = node
+        .create_service::<Echo, _>("self", QosProfile::services_default(), double)
+        .unwrap();
+    let client = node
+        .create_client::<Echo>("self", QosProfile::services_default())
+        .unwrap();
     let result: Arc<Mutex<Option<Result<EchoResponse, CallError>>>> = Arc::default();
     let out = result.clone();
-    let guard = node.create_guard_condition(move || {
+    let guard = node.create_guard_condition(GuardConditionOptions::default(), move || {
         let clones = Arc::new(AtomicUsize::new(0));
         let r = client.call(EchoRequest::new(1, &clones), Duration::from_millis(50));
         *out.lock().unwrap() = Some(r);
@@ -110,8 +118,12 @@ fn spin_until_future_complete_reports_a_timeout_and_an_interruption() {
 fn dropping_a_response_future_forgets_the_request() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let _server = node.create_service::<Echo, _>("echo", double).unwrap();
-    let client = node.create_client::<Echo>("echo").unwrap();
+    let _server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
+    let client = node
+        .create_client::<Echo>("echo", QosProfile::services_default())
+        .unwrap();
     let clones = Arc::new(AtomicUsize::new(0));
     let future = client.call_async(EchoRequest::new(1, &clones));
     assert_eq!(client.pending_requests(), 1);
@@ -136,11 +148,13 @@ fn dropping_a_response_future_forgets_the_request() {
 fn a_server_dropped_mid_call_fails_the_call_with_service_gone() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let server = node.create_service::<Echo, _>("echo", double).unwrap();
+    let server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
     let client = context
         .create_node("client")
         .unwrap()
-        .create_client::<Echo>("echo")
+        .create_client::<Echo>("echo", QosProfile::services_default())
         .unwrap();
     let clones = Arc::new(AtomicUsize::new(0));
     let future = client.call_async(EchoRequest::new(1, &clones));
@@ -150,7 +164,7 @@ fn a_server_dropped_mid_call_fails_the_call_with_service_gone() {
             let client = context
                 .create_node("client2")
                 .unwrap()
-                .create_client::<Echo>("echo")
+                .create_client::<Echo>("echo", QosProfile::services_default())
                 .unwrap();
             let clones = Arc::new(AtomicUsize::new(0));
             let call = std::thread::spawn(move || client.call(EchoRequest::new(2, &clones), LONG));
@@ -172,8 +186,12 @@ fn a_server_dropped_mid_call_fails_the_call_with_service_gone() {
 fn a_response_future_completes_after_its_client_is_dropped() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let _server = node.create_service::<Echo, _>("echo", double).unwrap();
-    let client = node.create_client::<Echo>("echo").unwrap();
+    let _server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
+    let client = node
+        .create_client::<Echo>("echo", QosProfile::services_default())
+        .unwrap();
     let clones = Arc::new(AtomicUsize::new(0));
     let future = client.call_async(EchoRequest::new(8, &clones));
     drop(client);
@@ -193,8 +211,12 @@ fn a_response_future_completes_after_its_client_is_dropped() {
 fn a_shutdown_ends_a_blocking_call() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let _server = node.create_service::<Echo, _>("echo", double).unwrap();
-    let client = node.create_client::<Echo>("echo").unwrap();
+    let _server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
+    let client = node
+        .create_client::<Echo>("echo", QosProfile::services_default())
+        .unwrap();
     let stopper = context.clone();
     let result = within(LONG, move || {
         let t = std::thread::spawn(move || {

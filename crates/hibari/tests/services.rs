@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use echo::{double, isolated, spin_in_background, wait, Echo, EchoRequest, LONG};
 use hibari::{
-    CallbackGroupType, MultiThreadedExecutor, PublisherId, QosProfile, SampleInfo, ServiceOptions,
-    SingleThreadedExecutor,
+    CallbackGroupType, GuardConditionOptions, MultiThreadedExecutor, PublisherId, QosProfile,
+    SampleInfo, ServiceOptions, SingleThreadedExecutor,
 };
 
 #[test]
@@ -20,12 +20,12 @@ fn a_call_hands_the_request_to_the_server_and_the_response_back_without_copies()
     let context = isolated();
     let server_node = context.create_node("server").unwrap();
     let _server = server_node
-        .create_service::<Echo, _>("echo", double)
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
         .unwrap();
     let client = context
         .create_node("client")
         .unwrap()
-        .create_client::<Echo>("echo")
+        .create_client::<Echo>("echo", QosProfile::services_default())
         .unwrap();
     let _spinning = spin_in_background(&server_node);
     assert!(client.wait_for_service(LONG));
@@ -47,25 +47,24 @@ fn two_clients_with_many_calls_in_flight_each_get_only_their_own_replies() {
     let server_node = context.create_node("server").unwrap();
     let seen: Arc<Mutex<HashMap<PublisherId, Vec<u64>>>> = Arc::default();
     let record = seen.clone();
-    let options = ServiceOptions::new().qos(QosProfile::services_default().keep_last(400));
+    let options = ServiceOptions::new(QosProfile::services_default().keep_last(400));
     let _server = server_node
-        .create_service_with::<Echo, _>(
-            "echo",
-            move |r: EchoRequest, info: SampleInfo| {
-                let mut seen = record.lock().unwrap();
-                seen.entry(info.publisher_id)
-                    .or_default()
-                    .push(info.sequence);
-                double(r)
-            },
-            options,
-        )
+        .create_service::<Echo, _>("echo", options, move |r: EchoRequest, info: SampleInfo| {
+            let mut seen = record.lock().unwrap();
+            seen.entry(info.publisher_id)
+                .or_default()
+                .push(info.sequence);
+            double(r)
+        })
         .unwrap();
     let _spinning = spin_in_background(&server_node);
     let clients: Vec<_> = (0..2)
         .map(|i| {
             let node = context.create_node(&format!("client{i}")).unwrap();
-            Arc::new(node.create_client::<Echo>("echo").unwrap())
+            Arc::new(
+                node.create_client::<Echo>("echo", QosProfile::services_default())
+                    .unwrap(),
+            )
         })
         .collect();
     let threads: Vec<_> = clients
@@ -108,8 +107,13 @@ fn two_clients_with_many_calls_in_flight_each_get_only_their_own_replies() {
 fn blocking_calls_from_many_threads_share_one_client() {
     let context = isolated();
     let node = context.create_node("both").unwrap();
-    let _server = node.create_service::<Echo, _>("echo", double).unwrap();
-    let client = Arc::new(node.create_client::<Echo>("echo").unwrap());
+    let _server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
+    let client = Arc::new(
+        node.create_client::<Echo>("echo", QosProfile::services_default())
+            .unwrap(),
+    );
     let executor = Arc::new(MultiThreadedExecutor::new(2));
     executor.add_node(&node).unwrap();
     let spinner = executor.clone();
@@ -132,8 +136,13 @@ fn blocking_calls_from_many_threads_share_one_client() {
     for t in threads {
         t.join().unwrap();
     }
-    executor.cancel();
-    spin.join().unwrap();
+    hibari_testkit::cancel_and_join(
+        spin,
+        hibari_testkit::HANG,
+        "the spinner to stop after cancel()",
+        || executor.cancel(),
+    )
+    .unwrap();
     assert_eq!(clones.load(Ordering::SeqCst), 0);
 }
 
@@ -143,12 +152,14 @@ fn wait_for_service_wakes_when_a_server_appears() {
     let client = context
         .create_node("client")
         .unwrap()
-        .create_client::<Echo>("late")
+        .create_client::<Echo>("late", QosProfile::services_default())
         .unwrap();
     let node = context.create_node("server").unwrap();
     let creator = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(30));
-        let server = node.create_service::<Echo, _>("late", double).unwrap();
+        let server = node
+            .create_service::<Echo, _>("late", QosProfile::services_default(), double)
+            .unwrap();
         (node, server)
     });
     assert!(client.wait_for_service(LONG));
@@ -162,11 +173,13 @@ fn wait_for_service_wakes_when_a_server_appears() {
 fn call_async_completes_under_spin_until_future_complete_of_either_executor() {
     let context = isolated();
     let node = context.create_node("server").unwrap();
-    let _server = node.create_service::<Echo, _>("echo", double).unwrap();
+    let _server = node
+        .create_service::<Echo, _>("echo", QosProfile::services_default(), double)
+        .unwrap();
     let client = context
         .create_node("client")
         .unwrap()
-        .create_client::<Echo>("echo")
+        .create_client::<Echo>("echo", QosProfile::services_default())
         .unwrap();
     let clones = Arc::new(AtomicUsize::new(0));
 
@@ -213,12 +226,18 @@ fn a_service_callback_sees_the_client_and_the_request_number() {
     let infos: Arc<Mutex<Vec<SampleInfo>>> = Arc::default();
     let record = infos.clone();
     let _server = node
-        .create_service::<Echo, _>("~/echo", move |r: EchoRequest, info: SampleInfo| {
-            record.lock().unwrap().push(info);
-            double(r)
-        })
+        .create_service::<Echo, _>(
+            "~/echo",
+            QosProfile::services_default(),
+            move |r: EchoRequest, info: SampleInfo| {
+                record.lock().unwrap().push(info);
+                double(r)
+            },
+        )
         .unwrap();
-    let client = node.create_client::<Echo>("~/echo").unwrap();
+    let client = node
+        .create_client::<Echo>("~/echo", QosProfile::services_default())
+        .unwrap();
     assert_eq!(client.service_name(), "/n/echo");
     let _spinning = spin_in_background(&node);
     let clones = Arc::new(AtomicUsize::new(0));
@@ -239,19 +258,25 @@ fn a_callback_may_call_a_server_of_another_callback_group_of_a_multi_threaded_ex
     let node = context.create_node("both").unwrap();
     let own_group = node.create_callback_group(CallbackGroupType::MutuallyExclusive);
     let _apart = node
-        .create_service_with::<Echo, _>(
+        .create_service::<Echo, _>(
             "apart",
+            ServiceOptions::default().callback_group(&own_group),
             double,
-            ServiceOptions::new().callback_group(&own_group),
         )
         .unwrap();
-    let _together = node.create_service::<Echo, _>("together", double).unwrap();
-    let apart = node.create_client::<Echo>("apart").unwrap();
-    let together = node.create_client::<Echo>("together").unwrap();
+    let _together = node
+        .create_service::<Echo, _>("together", QosProfile::services_default(), double)
+        .unwrap();
+    let apart = node
+        .create_client::<Echo>("apart", QosProfile::services_default())
+        .unwrap();
+    let together = node
+        .create_client::<Echo>("together", QosProfile::services_default())
+        .unwrap();
     let results = Arc::new(Mutex::new(None));
     let out = results.clone();
     // The guard condition runs in the node's default group, like `together`.
-    let guard = node.create_guard_condition(move || {
+    let guard = node.create_guard_condition(GuardConditionOptions::default(), move || {
         let clones = Arc::new(AtomicUsize::new(0));
         let a = apart.call(EchoRequest::new(1, &clones), LONG);
         let t = together.call(EchoRequest::new(2, &clones), Duration::from_millis(50));

@@ -118,7 +118,7 @@ fn send(
     template.step = pixels.len() as u32;
     let (mut lent, hole) = publisher.loan_message(&template, "data", pixels.len())?;
     lent[hole].copy_from_slice(pixels);
-    lent.send()?;
+    lent.send().map_err(hibari::LoanSendError::into_reason)?;
     Ok(())
 }
 
@@ -254,7 +254,7 @@ fn subscriber(size: usize, count: usize, qos_name: &str, topic: &str) -> Result<
     let on_frame = move |view: ImageView<'_>, _: &hibari::SampleInfo| {
         let now = now_ns();
         let stamp = view.header.stamp.sec as u64 * 1_000_000_000 + view.header.stamp.nanosec as u64;
-        std::hint::black_box(view.data.as_bytes().first());
+        std::hint::black_box(view.data.as_bytes().get(0));
         let _ = tx.send(now.saturating_sub(stamp) as f64 / 1e3);
         let _ = std::io::stdout()
             .lock()

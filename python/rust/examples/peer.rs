@@ -84,18 +84,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         "serve" => {
-            let _server =
-                node.create_service::<SetBool, _>(name, |r: SetBool_Request| SetBool_Response {
+            let _server = node.create_service::<SetBool, _>(
+                name,
+                QosProfile::services_default(),
+                |r: SetBool_Request| SetBool_Response {
                     success: !r.data,
                     message: "rust".into(),
-                })?;
+                },
+            )?;
             let executor = SingleThreadedExecutor::new();
             executor.add_node(&node)?;
             println!("ready");
             executor.spin_until(|| false, PATIENCE);
         }
         "call" => {
-            let client = node.create_client::<SetBool>(name)?;
+            let client = node.create_client::<SetBool>(name, QosProfile::services_default())?;
             if !client.wait_for_service(PATIENCE) {
                 return Err("no server came".into());
             }

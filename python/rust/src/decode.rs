@@ -37,7 +37,7 @@ pub(crate) fn decode<'py>(
             schema.type_name
         ))
     };
-    let mut r = CdrReader::new(bytes.as_slice()).map_err(failed)?;
+    let mut r = CdrReader::new(bytes).map_err(failed)?;
     let d = Decoder {
         py,
         bytes,

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hibari::interfaces::Primitive;
-use hibari::{CdrBytes, QosProfile, SampleInfo, Serialized};
+use hibari::{CdrBytes, GuardConditionOptions, QosProfile, SampleInfo, Serialized, TimerOptions};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::decode::decode;
 use crate::encode::Encoded;
-use crate::errors::{finish_callback, hibari_error, value_error};
+use crate::errors::{hibari_error, value_error, Reporter};
 use crate::loans::{ArrayForm, Loan};
 use crate::local::{self, LocalSubscription};
 use crate::pieces::{assemble, assemble_into};
@@ -202,6 +202,7 @@ impl Subscription {
         with_info: bool,
         raw: bool,
         group: &hibari::CallbackGroup,
+        reporter: Reporter,
     ) -> PyResult<Self> {
         let schema = schema(py, type_name)?;
         // The class must exist before the first sample arrives.
@@ -225,16 +226,15 @@ impl Subscription {
                 } else {
                     callback.call1(py, (message,))
                 };
-                finish_callback(called.map(drop));
+                reporter.finish(py, called.map(drop));
             });
         };
         let inner = node
-            .create_generic_subscription_with(
+            .create_generic_subscription(
                 topic,
                 &full_name,
-                qos,
+                hibari::SubscriptionOptions::new(qos).callback_group(group),
                 deliver,
-                hibari::SubscriptionOptions::new().callback_group(group),
             )
             .map_err(value_error)?;
         let _local = LocalSubscription::of(node, inner.topic());
@@ -273,8 +273,8 @@ pub struct Timer {
 }
 
 /// Runs the Python `callback()` as an executor callback.
-fn call0(callback: &Py<PyAny>) {
-    Python::attach(|py| finish_callback(callback.call0(py).map(drop)));
+fn call0(callback: &Py<PyAny>, reporter: &Reporter) {
+    Python::attach(|py| reporter.finish(py, callback.call0(py).map(drop)));
 }
 
 impl Timer {
@@ -283,9 +283,12 @@ impl Timer {
         period: Duration,
         callback: Py<PyAny>,
         group: &hibari::CallbackGroup,
+        reporter: Reporter,
     ) -> PyResult<Self> {
         let inner = node
-            .create_timer_in_group(period, move || call0(&callback), group)
+            .create_timer(TimerOptions::new(period).callback_group(group), move || {
+                call0(&callback, &reporter)
+            })
             .map_err(value_error)?;
         Ok(Timer { inner })
     }
@@ -331,9 +334,13 @@ impl GuardCondition {
         node: &hibari::Node,
         callback: Py<PyAny>,
         group: &hibari::CallbackGroup,
+        reporter: Reporter,
     ) -> Self {
         GuardCondition {
-            inner: node.create_guard_condition_in_group(move || call0(&callback), group),
+            inner: node.create_guard_condition(
+                GuardConditionOptions::new().callback_group(group),
+                move || call0(&callback, &reporter),
+            ),
         }
     }
 }

@@ -1,14 +1,17 @@
-//! The exceptions the module raises, and the slot where an exception raised
-//! by a user callback waits for the executor that ran it.
+//! The exceptions the module raises, and where an exception raised by a
+//! user callback waits for the executor that ran it.
 //!
 //! A callback runs on an executor thread, inside Rust code that cannot
 //! propagate a Python exception. As in rclpy, the exception must come out of
-//! `spin()`: the callback wrapper stores it here and raises the flag; every
-//! spin loop checks the flag after each callback, stops, and raises the
-//! first stored exception in the thread that called it.
+//! the spin call of the executor that ran the callback, and of no other: each
+//! executor has its [`Outcomes`], which the nodes added to it report to
+//! through their [`Reporter`]. The callback wrapper stores the exception
+//! there; that executor's spin loop checks after each callback, stops, and
+//! raises the first stored exception in the thread that called it. Another
+//! executor in the same process is not disturbed.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use hibari::CallError;
 use pyo3::exceptions::{PyException, PyTimeoutError, PyValueError};
@@ -33,47 +36,90 @@ pyo3::create_exception!(
     "Every server of the service went away before one replied."
 );
 
-/// Exceptions raised by callbacks, oldest first, waiting for a spin loop.
-static PENDING: Mutex<Vec<PyErr>> = Mutex::new(Vec::new());
-/// Whether `PENDING` holds anything (read without the lock after every callback).
-static RAISED: AtomicBool = AtomicBool::new(false);
-/// Callbacks run so far in this process (lets a multi-threaded spin_once
-/// notice that one ran).
-static CALLBACKS: AtomicU64 = AtomicU64::new(0);
+fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
-/// Records that a callback ran, and stores its exception if it raised one.
-pub(crate) fn finish_callback(result: PyResult<()>) {
-    CALLBACKS.fetch_add(1, Ordering::AcqRel);
-    if let Err(e) = result {
-        PENDING
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(e);
-        RAISED.store(true, Ordering::Release);
+/// What the callbacks of one executor's nodes left for its spin calls.
+#[derive(Default)]
+pub(crate) struct Outcomes {
+    /// Exceptions raised by callbacks, oldest first.
+    pending: Mutex<Vec<PyErr>>,
+    /// Whether `pending` holds anything (read without the lock after every
+    /// callback).
+    raised: AtomicBool,
+    /// Callbacks run so far (lets a multi-threaded `spin_once` notice that
+    /// one ran).
+    callbacks: AtomicU64,
+}
+
+impl Outcomes {
+    /// Records that a callback ran, and stores its exception if it raised one.
+    fn finish(&self, result: PyResult<()>) {
+        self.callbacks.fetch_add(1, Ordering::AcqRel);
+        if let Err(e) = result {
+            locked(&self.pending).push(e);
+            self.raised.store(true, Ordering::Release);
+        }
+    }
+
+    /// Whether a callback raised an exception that no spin loop took yet.
+    pub(crate) fn raised(&self) -> bool {
+        self.raised.load(Ordering::Acquire)
+    }
+
+    /// How many callbacks ran so far.
+    pub(crate) fn callbacks_run(&self) -> u64 {
+        self.callbacks.load(Ordering::Acquire)
+    }
+
+    /// Takes the oldest exception a callback raised, if any.
+    pub(crate) fn take_raised(&self) -> Option<PyErr> {
+        if !self.raised() {
+            return None;
+        }
+        let mut pending = locked(&self.pending);
+        let first = (!pending.is_empty()).then(|| pending.remove(0));
+        self.raised.store(!pending.is_empty(), Ordering::Release);
+        first
     }
 }
 
-/// Whether a callback raised an exception that no spin loop took yet.
-pub(crate) fn raised() -> bool {
-    RAISED.load(Ordering::Acquire)
-}
+/// Where the callbacks of one node report: the [`Outcomes`] of the executor
+/// that has the node, if any. Cloning shares it; each node has its own, so
+/// it also tells nodes apart (two nodes may have one name).
+#[derive(Clone, Default)]
+pub(crate) struct Reporter(Arc<Mutex<Option<Arc<Outcomes>>>>);
 
-/// How many callbacks ran so far.
-pub(crate) fn callbacks_run() -> u64 {
-    CALLBACKS.load(Ordering::Acquire)
-}
-
-/// Takes the oldest exception a callback raised, if any.
-pub(crate) fn take_raised() -> Option<PyErr> {
-    if !raised() {
-        return None;
+impl Reporter {
+    /// Records a callback's end with the executor that ran it. An exception
+    /// raised while no executor has the node (it was removed while the
+    /// callback ran) is printed as unraisable, as Python does for `__del__`.
+    pub(crate) fn finish(&self, py: Python<'_>, result: PyResult<()>) {
+        let outcomes = locked(&self.0).clone();
+        match (outcomes, result) {
+            (Some(o), result) => o.finish(result),
+            (None, Err(e)) => e.write_unraisable(py, None),
+            (None, Ok(())) => {}
+        }
     }
-    let mut pending = PENDING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let first = (!pending.is_empty()).then(|| pending.remove(0));
-    RAISED.store(!pending.is_empty(), Ordering::Release);
-    first
+
+    /// Reports to `outcomes` from now on (`None`: to no executor).
+    pub(crate) fn set(&self, outcomes: Option<&Arc<Outcomes>>) {
+        *locked(&self.0) = outcomes.cloned();
+    }
+
+    /// Whether this reports to `outcomes`.
+    pub(crate) fn reports_to(&self, outcomes: &Arc<Outcomes>) -> bool {
+        locked(&self.0)
+            .as_ref()
+            .is_some_and(|o| Arc::ptr_eq(o, outcomes))
+    }
+
+    /// Whether both are the same node's.
+    pub(crate) fn same(&self, other: &Reporter) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// The Python exception for a failed service call.

@@ -4,19 +4,20 @@
 //! to the interpreter only while they run. A wait is cut into ticks of
 //! [`TICK`] so that Ctrl-C (a signal Python only sees when it gets the GIL
 //! back) interrupts it; nothing is polled in between — a tick is one idle
-//! wake-up. After every callback the executor looks for an exception a
-//! callback raised ([`errors`](crate::errors)) and raises it from the spin
-//! call, as rclpy does.
+//! wake-up. After every callback the executor looks for an exception one of
+//! its callbacks raised ([`errors`](crate::errors)) and raises it from the
+//! spin call, as rclpy does; what one executor's callbacks do never reaches
+//! another executor's spin calls.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hibari::{CallbackGroupType, MultiThreadedExecutor, SingleThreadedExecutor};
 use pyo3::prelude::*;
 
-use crate::errors::{callbacks_run, raised, take_raised, value_error};
-use crate::runtime::{timeout, Node};
+use crate::errors::{value_error, Outcomes, Reporter};
+use crate::runtime::{timeout, Context, Node};
 
 /// The longest a spin waits without looking at Python's signals.
 pub(crate) const TICK: Duration = Duration::from_millis(200);
@@ -62,23 +63,32 @@ impl CallbackGroup {
 #[pyclass(frozen, module = "hibari._hibari")]
 pub struct Executor {
     kind: Kind,
-    nodes: Mutex<Vec<hibari::Node>>,
+    /// The nodes added, each with its reporter (which tells nodes of one
+    /// name apart).
+    nodes: Mutex<Vec<(Reporter, hibari::Node)>>,
+    /// What its nodes' callbacks left for its spin calls.
+    outcomes: Arc<Outcomes>,
+    /// Spinning ends when it is shut down (`None`: only the nodes' contexts
+    /// count).
+    context: Option<hibari::Context>,
     stopped: AtomicBool,
     /// Set by `wake()`: the current or next spin call returns.
     canceled: AtomicBool,
 }
 
 impl Executor {
-    fn nodes(&self) -> std::sync::MutexGuard<'_, Vec<hibari::Node>> {
+    fn nodes(&self) -> std::sync::MutexGuard<'_, Vec<(Reporter, hibari::Node)>> {
         self.nodes
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Whether spinning must end: `shutdown()`, or a node's context shut down.
+    /// Whether spinning must end: `shutdown()`, the executor's context or a
+    /// node's shut down.
     fn ended(&self) -> bool {
         self.stopped.load(Ordering::Acquire)
-            || self.nodes().iter().any(|n| n.context().is_shut_down())
+            || self.context.as_ref().is_some_and(|c| c.is_shut_down())
+            || self.nodes().iter().any(|(_, n)| n.context().is_shut_down())
     }
 
     /// Spins until `done()` (true), `timeout`, shutdown or cancel (false),
@@ -91,7 +101,7 @@ impl Executor {
     ) -> PyResult<bool> {
         let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         loop {
-            if let Some(e) = take_raised() {
+            if let Some(e) = self.outcomes.take_raised() {
                 return Err(e);
             }
             if self.ended() {
@@ -102,13 +112,13 @@ impl Executor {
                 return Ok(false);
             }
             let tick = left.map_or(TICK, |l| l.min(TICK));
-            let stop = || raised() || done();
+            let stop = || self.outcomes.raised() || done();
             let finished = py.detach(|| match &self.kind {
                 Kind::Single(e) => e.spin_until(stop, tick),
                 Kind::Multi(e) => e.spin_until(stop, tick),
             });
             py.check_signals()?;
-            if let Some(e) = take_raised() {
+            if let Some(e) = self.outcomes.take_raised() {
                 return Err(e);
             }
             if finished {
@@ -124,10 +134,11 @@ impl Executor {
 #[pymethods]
 impl Executor {
     /// A single-threaded executor (`threads` None or 0), or one running
-    /// callbacks on `threads` threads.
+    /// callbacks on `threads` threads. Spinning ends when `context` (if
+    /// given) is shut down, as well as when a node's context is.
     #[new]
-    #[pyo3(signature = (threads = None))]
-    fn new(threads: Option<usize>) -> Self {
+    #[pyo3(signature = (threads = None, context = None))]
+    fn new(threads: Option<usize>, context: Option<&Context>) -> Self {
         let kind = match threads {
             None | Some(0) => Kind::Single(SingleThreadedExecutor::new()),
             Some(n) => Kind::Multi(MultiThreadedExecutor::new(n)),
@@ -135,6 +146,8 @@ impl Executor {
         Executor {
             kind,
             nodes: Mutex::new(Vec::new()),
+            outcomes: Arc::default(),
+            context: context.map(|c| c.inner.clone()),
             stopped: AtomicBool::new(false),
             canceled: AtomicBool::new(false),
         }
@@ -156,18 +169,24 @@ impl Executor {
             Kind::Multi(e) => e.add_node(&node.inner),
         }
         .map_err(value_error)?;
-        self.nodes().push(node.inner.clone());
+        node.reporter.set(Some(&self.outcomes));
+        let mut nodes = self.nodes();
+        if !nodes.iter().any(|(r, _)| r.same(&node.reporter)) {
+            nodes.push((node.reporter.clone(), node.inner.clone()));
+        }
         Ok(())
     }
 
-    /// Removes a node.
+    /// Removes that node (not others of the same name).
     fn remove_node(&self, node: &Node) {
         match &self.kind {
             Kind::Single(e) => e.remove_node(&node.inner),
             Kind::Multi(e) => e.remove_node(&node.inner),
         }
-        let name = node.inner.fully_qualified_name();
-        self.nodes().retain(|n| n.fully_qualified_name() != name);
+        self.nodes().retain(|(r, _)| !r.same(&node.reporter));
+        if node.reporter.reports_to(&self.outcomes) {
+            node.reporter.set(None);
+        }
     }
 
     /// Runs callbacks until `timeout_sec` (None: until shutdown or
@@ -185,7 +204,7 @@ impl Executor {
         let deadline = timeout(timeout_sec).and_then(|t| Instant::now().checked_add(t));
         if let Kind::Single(e) = &self.kind {
             loop {
-                if let Some(err) = take_raised() {
+                if let Some(err) = self.outcomes.take_raised() {
                     return Err(err);
                 }
                 if self.ended() {
@@ -195,7 +214,7 @@ impl Executor {
                 let tick = left.map_or(TICK, |l| l.min(TICK));
                 let ran = py.detach(|| e.spin_once(tick));
                 py.check_signals()?;
-                if let Some(err) = take_raised() {
+                if let Some(err) = self.outcomes.take_raised() {
                     return Err(err);
                 }
                 if ran {
@@ -206,8 +225,10 @@ impl Executor {
                 }
             }
         }
-        let before = callbacks_run();
-        self.spin_while(py, timeout(timeout_sec), &|| callbacks_run() != before)
+        let before = self.outcomes.callbacks_run();
+        self.spin_while(py, timeout(timeout_sec), &|| {
+            self.outcomes.callbacks_run() != before
+        })
     }
 
     /// Makes the current (or next) spin call return: used when something

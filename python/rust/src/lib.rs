@@ -16,6 +16,7 @@
 //! The Python package (`hibari/__init__.py`) is the public face; the names
 //! here are not an API of their own.
 
+#![forbid(unsafe_code)]
 mod aio;
 mod arrays;
 mod decode;

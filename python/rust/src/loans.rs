@@ -223,10 +223,14 @@ impl Loan {
             cell.with_dependent_mut(|_, lent| {
                 let mut loan = lent.take().expect("a loan is sent once");
                 assemble_into(skeleton, &pieces, &mut loan);
-                loan.send()
+                loan.send().map_err(|e| {
+                    let err = hibari_error(&e);
+                    // Refused: the loan comes back, to publish again.
+                    *lent = e.into_loan();
+                    err
+                })
             })
         })
-        .map_err(hibari_error)
     }
 
     /// Takes the array back from the application: refuses (`BufferError`)

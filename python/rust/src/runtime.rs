@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use hibari_transport::Transport;
+use hibari::transports::Transport;
 use pyo3::prelude::*;
 
 use crate::endpoints::{GuardCondition, Publisher, Subscription, Timer};
-use crate::errors::value_error;
+use crate::errors::{value_error, Reporter};
 use crate::executor::CallbackGroup;
 use crate::qos::{profile, QosTuple};
 use crate::services::{Client, Service};
@@ -85,6 +85,8 @@ pub(crate) fn has_interprocess() -> PyResult<bool> {
 #[pyclass(frozen, module = "hibari._hibari")]
 pub struct Node {
     pub(crate) inner: hibari::Node,
+    /// Where its callbacks report: the executor that has it.
+    pub(crate) reporter: Reporter,
 }
 
 fn duration(seconds: f64) -> Duration {
@@ -101,7 +103,10 @@ impl Node {
             .inner
             .create_node_with_namespace(name, namespace)
             .map_err(value_error)?;
-        Ok(Node { inner })
+        Ok(Node {
+            inner,
+            reporter: Reporter::default(),
+        })
     }
 
     /// The node's name (after remapping).
@@ -164,6 +169,7 @@ impl Node {
             with_info,
             raw,
             &self.group(group),
+            self.reporter.clone(),
         )
     }
 
@@ -188,7 +194,13 @@ impl Node {
         group: Option<&CallbackGroup>,
     ) -> PyResult<Timer> {
         let group = self.group(group);
-        Timer::create(&self.inner, duration(period_sec), callback, &group)
+        Timer::create(
+            &self.inner,
+            duration(period_sec),
+            callback,
+            &group,
+            self.reporter.clone(),
+        )
     }
 
     /// A guard condition: `trigger()` it to have the executor call
@@ -199,7 +211,12 @@ impl Node {
         callback: Py<PyAny>,
         group: Option<&CallbackGroup>,
     ) -> GuardCondition {
-        GuardCondition::create(&self.inner, callback, &self.group(group))
+        GuardCondition::create(
+            &self.inner,
+            callback,
+            &self.group(group),
+            self.reporter.clone(),
+        )
     }
 
     /// The node's default group (mutually exclusive): what entities created
@@ -228,10 +245,16 @@ impl Node {
         callback: Py<PyAny>,
         group: Option<&CallbackGroup>,
     ) -> PyResult<Service> {
-        let options = hibari::ServiceOptions::new()
-            .qos(profile(qos)?)
-            .callback_group(&self.group(group));
-        Service::create(py, &self.inner, type_name, name, options, callback)
+        let options = hibari::ServiceOptions::new(profile(qos)?).callback_group(&self.group(group));
+        Service::create(
+            py,
+            &self.inner,
+            type_name,
+            name,
+            options,
+            callback,
+            self.reporter.clone(),
+        )
     }
 
     /// A client of the service type `type_name` named `name`.

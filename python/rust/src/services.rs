@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 
 use crate::decode::decode;
 use crate::endpoints::to_cdr;
-use crate::errors::{call_error, finish_callback, value_error};
+use crate::errors::{call_error, value_error, Reporter};
 use crate::runtime::timeout;
 use crate::schema::{schema, Schema};
 
@@ -54,6 +54,7 @@ fn answer(
     callback: &Py<PyAny>,
     rq: &Arc<Schema>,
     rs: &Arc<Schema>,
+    reporter: &Reporter,
 ) -> Option<Vec<u8>> {
     let result = (|| {
         let request = decode(py, rq, request)?;
@@ -70,11 +71,11 @@ fn answer(
     })();
     match result {
         Ok(bytes) => {
-            finish_callback(Ok(()));
+            reporter.finish(py, Ok(()));
             Some(bytes)
         }
         Err(e) => {
-            finish_callback(Err(e));
+            reporter.finish(py, Err(e));
             None
         }
     }
@@ -88,6 +89,7 @@ impl Service {
         name: &str,
         options: hibari::ServiceOptions,
         callback: Py<PyAny>,
+        reporter: Reporter,
     ) -> PyResult<Self> {
         let (rq, rs) = parts(py, type_name)?;
         rq.class(py)?;
@@ -95,14 +97,14 @@ impl Service {
         let failed = Arc::new(AtomicU64::new(0));
         let count = failed.clone();
         let respond = move |request: CdrBytes, responder: ServiceResponder| {
-            let reply = Python::attach(|py| answer(py, &request, &callback, &rq, &rs));
+            let reply = Python::attach(|py| answer(py, &request, &callback, &rq, &rs, &reporter));
             let sent = reply.is_some_and(|bytes| responder.respond(&bytes).is_ok());
             if !sent {
                 count.fetch_add(1, Ordering::Relaxed);
             }
         };
         let inner = node
-            .create_generic_service_with(name, type_name, respond, options)
+            .create_generic_service(name, type_name, options, respond)
             .map_err(value_error)?;
         Ok(Service { inner, failed })
     }

@@ -13,9 +13,12 @@
 //! fast form of the protocol: no dict to build, no type string to parse.
 //! `__array_interface__` describes the same array for other readers.
 //!
-//! Only the address of bytes that never change is handed out: the bytes of a
-//! `CdrBytes` are immutable for its whole life, and this object keeps them
-//! alive, so no `unsafe` is needed on this side.
+//! Only an address is handed out, never a Rust reference: this object keeps
+//! the bytes alive (and mapped), and numpy reads them itself. Bytes of a
+//! shared-memory sample ([`CdrBytes::is_shared`]) could still be changed by
+//! a misbehaving publisher in another process; numpy then shows other values
+//! (it makes no promise of immutability the way a Rust `&[u8]` does), so no
+//! `unsafe` is needed on this side.
 
 use std::ffi::{c_char, c_int};
 
@@ -185,7 +188,7 @@ impl SampleBuffer {
     /// The address of the first element (for tests that check sharing).
     #[getter]
     fn address(&self) -> usize {
-        self.bytes.as_slice().as_ptr() as usize + self.offset
+        self.bytes.as_ptr() as usize + self.offset
     }
 
     /// The size of the whole sample, in bytes.

@@ -25,6 +25,7 @@
 //! Any failure, including a panic, is the reply `{"error":"…"}`; the process
 //! keeps serving.
 
+#![forbid(unsafe_code)]
 mod random;
 
 use std::io::{self, BufRead, Write};

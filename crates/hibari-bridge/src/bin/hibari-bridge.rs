@@ -2,6 +2,7 @@
 //! optionally, rosbridge over TCP) for the hibari domain of this process
 //! until interrupted. `hibari bridge` runs the same thing.
 
+#![forbid(unsafe_code)]
 use clap::Parser;
 use hibari_bridge::cmd::{serve, BridgeArgs};
 

@@ -102,19 +102,20 @@ pub(crate) struct Sample {
 }
 
 impl Sample {
-    /// A sample of `topic` holding a copy of `cdr` (see the [module](self)).
+    /// A sample of `topic` holding `cdr`, a copy of the received bytes (see
+    /// the [module](self)).
     pub fn new(
         topic: Arc<str>,
         ty: Option<Arc<TypeName>>,
         registry: Arc<Registry>,
-        cdr: &[u8],
+        cdr: Vec<u8>,
         received_ns: i64,
     ) -> Self {
         Sample {
             topic,
             ty,
             registry,
-            cdr: Bytes::copy_from_slice(cdr),
+            cdr: Bytes::from(cdr),
             received_ns,
             json: OnceLock::new(),
             cbor: OnceLock::new(),
@@ -131,7 +132,7 @@ impl Sample {
     /// The decoded message, or `None` when the type is unknown or the bytes
     /// do not decode.
     fn value(&self) -> Option<Value> {
-        dynamic::decode(&*self.registry, self.ty.as_deref()?, &self.cdr).ok()
+        dynamic::decode(&*self.registry, self.ty.as_deref()?, &self.cdr[..]).ok()
     }
 
     fn json_for(&self, topic: &str) -> Option<Utf8Bytes> {

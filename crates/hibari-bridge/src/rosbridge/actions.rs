@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use hibari::action::{GenericActionServer, GenericServerGoalHandle, GoalId};
 use hibari::dynamic::{self, Value};
-use hibari::{CancelResponse, GoalResponse};
+use hibari::{ActionServerOptions, CancelResponse, GoalResponse};
 use serde_json::{json, Value as Json};
 
 use super::action_goals::SentGoal;
@@ -150,6 +150,7 @@ impl Session {
                 &name,
                 &action_type,
                 self.core.registry.clone(),
+                ActionServerOptions::default(),
                 |_: &GoalId, _: &Value| GoalResponse::AcceptAndExecute,
                 cancel,
                 accepted,

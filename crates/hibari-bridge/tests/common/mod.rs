@@ -27,6 +27,8 @@ pub struct Fixture {
     pub node: Node,
     executor: Arc<SingleThreadedExecutor>,
     spinner: Option<JoinHandle<()>>,
+    /// The interface files of [`Fixture::with_interfaces`], removed last.
+    interfaces: Option<hibari_testkit::TempDir>,
 }
 
 impl Fixture {
@@ -55,7 +57,27 @@ impl Fixture {
             node,
             executor,
             spinner,
+            interfaces: None,
         }
+    }
+
+    /// With `files` (path under the interface root, text) in a temporary
+    /// directory of this fixture's own, on the bridge's interface path, and
+    /// a config adjusted by `f`.
+    pub fn with_interfaces(
+        files: &[(&str, &str)],
+        f: impl FnOnce(BridgeConfig) -> BridgeConfig,
+    ) -> Self {
+        let root = hibari_testkit::tempdir().expect("a temporary directory");
+        for (path, text) in files {
+            let file = root.path().join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+        let path = root.path().to_owned();
+        let mut fixture = Self::with(move |c| f(c.interface_path(path)));
+        fixture.interfaces = Some(root);
+        fixture
     }
 
     pub fn url(&self) -> String {
@@ -72,9 +94,13 @@ impl Fixture {
 
 impl Drop for Fixture {
     fn drop(&mut self) {
-        self.executor.cancel();
         if let Some(s) = self.spinner.take() {
-            let _ = s.join();
+            let _ = hibari_testkit::cancel_and_join(
+                s,
+                hibari_testkit::HANG,
+                "the spinner to stop after cancel()",
+                || self.executor.cancel(),
+            );
         }
     }
 }
@@ -151,11 +177,14 @@ fn spawn(mut command: Command, what: String) -> Peer {
 /// Runs `tests/js/<script>` under Node with `args`.
 pub fn node_script(script: &str, args: &[&str]) -> Peer {
     let js = tests_dir().join("js");
-    assert!(
-        js.join("node_modules/roslib").exists(),
-        "the JS test peers are not installed: run `npm ci` (or `npm install`) in {}",
-        js.display()
-    );
+    if !on_path("node") {
+        missing("Node.js for the bridge's JS peers");
+    }
+    for package in ["roslib", "ws", "@foxglove/ws-protocol", "playwright-core"] {
+        if !js.join("node_modules").join(package).exists() {
+            missing("node_modules for the bridge's JS peers: npm ci in tests/js");
+        }
+    }
     let mut c = Command::new("node");
     c.arg(js.join(script)).args(args).current_dir(&js);
     spawn(c, format!("node {script} {}", args.join(" ")))
@@ -165,11 +194,29 @@ pub fn node_script(script: &str, args: &[&str]) -> Peer {
 pub fn python() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let python = root.join(".venv/bin/python");
-    assert!(
-        python.exists(),
-        "no .venv: run scripts/setup.sh, then `.venv/bin/pip install roslibpy==2.1.0`"
-    );
+    if !python.exists() {
+        missing(".venv for the bridge's Python peers");
+    }
+    let has_roslibpy = Command::new(&python)
+        .args(["-c", "import roslibpy"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_roslibpy {
+        missing("roslibpy in .venv for the bridge's Python peers");
+    }
     python
+}
+
+/// Fails the test with one line naming the setup step it needs.
+pub fn missing(what: &str) -> ! {
+    panic!("missing: run scripts/setup.sh ({what})")
+}
+
+/// Whether `program` is an executable file in a directory of `PATH`.
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// Runs `tests/py/<script>` with the repository's Python.

@@ -15,6 +15,7 @@
 //! torn or (reliable) out-of-order sample, and then exits 1. `hold N` keeps
 //! the last N samples alive; `slow` naps now and then, so that reliable
 //! writers have to wait for it.
+#![forbid(unsafe_code)]
 
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -177,8 +178,8 @@ fn subscribe(
         }
         while let Some(s) = r.take() {
             received += 1;
-            let bytes = s.payload.cdr().expect("bytes");
-            let Some(seq) = check(bytes) else {
+            let bytes = s.payload.cdr().expect("bytes").to_cow();
+            let Some(seq) = check(&bytes) else {
                 torn += 1;
                 println!("violation: a torn sample of {} bytes", bytes.len());
                 continue;

@@ -2,9 +2,9 @@
 //! reader (producer, `release_head` and the entries in its memory) to the
 //! writer (consumer, `release_tail` in its memory).
 
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::Ordering::{Relaxed, Release, SeqCst};
 
-use super::{fence, ReaderWords, WriterWords};
+use super::{fence, peer_load, ReaderWords, WriterWords};
 
 /// The reader's side of the release ring (positions it is done with).
 pub(crate) struct Releaser {
@@ -22,10 +22,7 @@ impl Releaser {
 
     /// Pushes a released position; `false` when the ring is full.
     pub fn push(&mut self, w: &WriterWords<'_>, r: &ReaderWords<'_>, pos: u64) -> bool {
-        let tail = w
-            .release_tail
-            .load(Acquire)
-            .clamp(self.head.saturating_sub(self.cap), self.head);
+        let tail = peer_load(w.release_tail).clamp(self.head.saturating_sub(self.cap), self.head);
         if self.head - tail >= self.cap {
             return false;
         }
@@ -57,7 +54,7 @@ impl Reclaimer {
 
     /// Whether the reader released something not yet drained.
     pub fn has_pending(&self, r: &ReaderWords<'_>) -> bool {
-        r.release_head.load(Acquire) != self.tail
+        peer_load(r.release_head) != self.tail
     }
 
     /// Passes every released position to `f`.
@@ -67,7 +64,7 @@ impl Reclaimer {
         r: &ReaderWords<'_>,
         mut f: impl FnMut(u64),
     ) -> Result<(), Corrupt> {
-        let head = r.release_head.load(Acquire);
+        let head = peer_load(r.release_head);
         if head < self.tail || head - self.tail > self.cap {
             return Err(Corrupt);
         }

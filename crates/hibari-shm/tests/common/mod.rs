@@ -4,16 +4,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use hibari_transport::{EndpointSpec, QosProfile};
 
-/// A domain no other test (in this or a concurrent run) uses.
+/// A domain no other test (in this or a concurrent run) uses: claimed
+/// host-wide for the rest of this process (hibari_testkit::unique_domain).
 pub fn domain() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    3_000_000 + (std::process::id() % 50_000) * 64 + NEXT.fetch_add(1, Ordering::Relaxed)
+    hibari_testkit::unique_domain()
 }
 
 /// The spec the peer binary uses.
@@ -106,7 +105,8 @@ fn word(w: &[u8]) -> u64 {
 }
 
 /// Checks a payload of the peer binary; its number if intact.
-pub fn check(buf: &[u8]) -> Option<u64> {
+pub fn check<'a>(buf: impl Into<hibari_cdr::Bytes<'a>>) -> Option<u64> {
+    let buf = &*buf.into().to_cow();
     if buf.len() < 16 {
         return None;
     }

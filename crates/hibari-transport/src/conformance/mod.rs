@@ -172,15 +172,28 @@ macro_rules! __hibari_conformance_checks {
 
 // ---- helpers shared by the checks ----
 
-/// A domain id no other check (in this or, very likely, another process) uses.
+/// A domain id no other check or test, in this or another process, uses:
+/// claimed host-wide for the rest of this process by binding the abstract
+/// socket `hibari-test-domain/<id>`, as hibari's tests claim theirs
+/// (crates/hibari-testkit, which this published crate cannot depend on).
 pub fn unique_domain() -> DomainId {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    static BASE: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    let base = *BASE.get_or_init(|| {
-        let r = crate::EndpointId::random().0;
-        1_000 + u32::from_le_bytes([r[0], r[1], r[2], 0]) % 1_000_000
-    });
-    base + NEXT.fetch_add(1, Ordering::Relaxed)
+    static HELD: std::sync::Mutex<Vec<UnixListener>> = std::sync::Mutex::new(Vec::new());
+    // hibari-testkit's range: four digits keep `hibari-shm-<domain>` whole.
+    const FIRST: u32 = 4_000;
+    const COUNT: u32 = 6_000;
+    for _ in 0..COUNT {
+        let id = FIRST + NEXT.fetch_add(1, Ordering::Relaxed) % COUNT;
+        let name = format!("hibari-test-domain/{id}");
+        let claim = SocketAddr::from_abstract_name(name).and_then(|a| UnixListener::bind_addr(&a));
+        if let Ok(claim) = claim {
+            HELD.lock().unwrap_or_else(|e| e.into_inner()).push(claim);
+            return id;
+        }
+    }
+    panic!("all {COUNT} test domains from {FIRST} are held by other processes")
 }
 
 /// A topic name no other check uses.

@@ -6,7 +6,7 @@
 
 use std::sync::{Condvar, Mutex};
 
-use hibari_transport::now_ns;
+use hibari::transports::now_ns;
 
 use crate::run::{pin, wait_until, Outcome, Placement, Plan};
 

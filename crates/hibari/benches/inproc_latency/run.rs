@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use hibari::msg::sensor_msgs::msg::Image;
 use hibari::msg::std_msgs::msg::UInt8MultiArray;
+use hibari::transports::now_ns;
 use hibari::{Context, Message, QosProfile, SampleInfo, SingleThreadedExecutor};
-use hibari_transport::now_ns;
 
 use crate::proc_stats::{self, ThreadSample};
 

@@ -10,12 +10,12 @@ use thiserror::Error;
 use super::client_core::{ClientCore, FeedbackFn};
 use super::codec::{decode_goal_response, ActionCodec};
 use super::{new_goal_id, GoalId, GoalStatus};
-use crate::future::block_on;
 use crate::msg::action_msgs::msg::GoalInfo;
 use crate::msg::action_msgs::msg::GoalStatusArray;
 use crate::msg::action_msgs::srv::{CancelGoal_Request, CancelGoal_Response};
 use crate::msg::builtin_interfaces::msg::Time;
 use crate::msg::unique_identifier_msgs::msg::UUID;
+use crate::service::future::block_on;
 use crate::wait::Signal;
 use crate::{CallError, Serialized, Subscription};
 
@@ -155,8 +155,8 @@ impl<C: ActionCodec> ActionClientOf<C> {
                 .map_err(ActionSendGoalError::Encode)?
                 .await
                 .map_err(ActionSendGoalError::Call)?;
-            let (accepted, stamp) =
-                decode_goal_response(&reply).map_err(ActionSendGoalError::InvalidReply)?;
+            let (accepted, stamp) = decode_goal_response(&reply.bytes().to_cow())
+                .map_err(ActionSendGoalError::InvalidReply)?;
             if !accepted {
                 return Err(ActionSendGoalError::Rejected);
             }
@@ -290,7 +290,7 @@ impl<C: ActionCodec> ClientGoalHandleOf<C> {
                 .map_err(GetResultError::Call)?;
             let (status, result) = core
                 .codec
-                .decode_result_response(&reply)
+                .decode_result_response(&reply.bytes().to_cow())
                 .map_err(GetResultError::InvalidReply)?;
             let status = GoalStatus::from_i8(status);
             core.set_status(&id, status);

@@ -19,8 +19,8 @@ use crate::{Action, Message};
 /// Turns an action's goals, results and feedback into the CDR of its wire
 /// messages and back. [`Typed`] carries generated messages; [`Dynamic`](super::Dynamic)
 /// carries [`dynamic`](crate::dynamic) values. Errors are text for the
-/// caller's error enum.
-pub trait ActionCodec: Send + Sync + 'static {
+/// caller's error enum. Sealed: `Typed` and `Dynamic` are the codecs.
+pub trait ActionCodec: sealed::Sealed + Send + Sync + 'static {
     /// The goal.
     type Goal: Send + Sync + 'static;
     /// The result.
@@ -47,6 +47,13 @@ pub trait ActionCodec: Send + Sync + 'static {
     /// `A_FeedbackMessage`.
     fn decode_feedback(&self, cdr: &[u8]) -> Result<(GoalId, Self::Feedback), String>;
 }
+
+pub(crate) mod sealed {
+    /// Only the crate's codecs are [`ActionCodec`](super::ActionCodec)s.
+    pub trait Sealed {}
+}
+
+impl<A: Action> sealed::Sealed for Typed<A> {}
 
 /// The codec of the generated action type `A`: goals, results and feedback
 /// are `A::Goal`, `A::Result` and `A::Feedback`.

@@ -47,15 +47,16 @@ impl Node {
     /// remapped like a topic name). On the executor spinning this node,
     /// `goal` decides about each new goal, `cancel` about each request to
     /// cancel an active goal, and `accepted` gets the handle of each accepted
-    /// goal (hand it to a thread to execute the goal).
+    /// goal (hand it to a thread to execute the goal). `options` says how
+    /// long results are kept ([`ActionServerOptions::default`] is ROS 2's).
     pub fn create_action_server<A: Action>(
         &self,
         name: &str,
+        options: ActionServerOptions,
         goal: impl FnMut(&GoalId, &A::Goal) -> GoalResponse + Send + 'static,
         cancel: impl FnMut(&GoalId) -> CancelResponse + Send + 'static,
         accepted: impl FnMut(ServerGoalHandleOf<Typed<A>>) + Send + 'static,
     ) -> Result<ActionServerOf<Typed<A>>, ActionServerCreateError> {
-        let options = ActionServerOptions::default();
         self.create_action_server_of(name, Typed::default(), goal, cancel, accepted, options)
     }
 
@@ -63,23 +64,25 @@ impl Node {
     /// defined in `registry`) whose goals, results and feedback are
     /// [`dynamic`](crate::dynamic) values; otherwise as
     /// [`create_action_server`](Node::create_action_server).
+    // rclcpp's shape: name, type, options, then the three callbacks.
+    #[allow(clippy::too_many_arguments)]
     pub fn create_generic_action_server(
         &self,
         name: &str,
         type_name: &str,
         registry: Arc<Registry>,
+        options: ActionServerOptions,
         goal: impl FnMut(&GoalId, &hibari_dynamic::Value) -> GoalResponse + Send + 'static,
         cancel: impl FnMut(&GoalId) -> CancelResponse + Send + 'static,
         accepted: impl FnMut(ServerGoalHandleOf<Dynamic>) + Send + 'static,
     ) -> Result<ActionServerOf<Dynamic>, ActionServerCreateError> {
         let codec =
             Dynamic::new(registry, type_name).map_err(ActionServerCreateError::UnknownType)?;
-        let options = ActionServerOptions::default();
         self.create_action_server_of(name, codec, goal, cancel, accepted, options)
     }
 
-    /// Creates an action server with any codec and options.
-    pub fn create_action_server_of<C: ActionCodec>(
+    /// The action server behind both: any codec.
+    pub(crate) fn create_action_server_of<C: ActionCodec>(
         &self,
         name: &str,
         codec: C,
@@ -114,7 +117,7 @@ impl Node {
                     let _ = responder.respond(&bytes);
                 }
             };
-            let Ok((id, value)) = core.codec.decode_goal_request(&request) else {
+            let Ok((id, value)) = core.codec.decode_goal_request(&request.bytes().to_cow()) else {
                 return reject(responder);
             };
             if core.knows(&id) {
@@ -149,7 +152,7 @@ impl Node {
                 qos,
                 move |request, responder| {
                     if let Some(core) = weak.upgrade() {
-                        core.on_get_result(&request, responder);
+                        core.on_get_result(&request.bytes().to_cow(), responder);
                     }
                 },
             )
@@ -159,6 +162,7 @@ impl Node {
         let cancel_service = self
             .create_service::<CancelGoal, _>(
                 &names.cancel_goal,
+                QosProfile::services_default(),
                 move |request: CancelGoal_Request| match weak.upgrade() {
                     Some(core) => core.on_cancel(request, &mut cancel),
                     None => Default::default(),
@@ -194,8 +198,8 @@ impl Node {
         self.create_action_client_of(name, codec)
     }
 
-    /// Creates an action client with any codec.
-    pub fn create_action_client_of<C: ActionCodec>(
+    /// The action client behind both: any codec.
+    pub(crate) fn create_action_client_of<C: ActionCodec>(
         &self,
         name: &str,
         codec: C,
@@ -213,7 +217,7 @@ impl Node {
             .create_generic_client(&names.get_result, &part(&type_name, "_GetResult"), qos)
             .map_err(ActionClientCreateError::Client)?;
         let cancel = self
-            .create_client::<CancelGoal>(&names.cancel_goal)
+            .create_client::<CancelGoal>(&names.cancel_goal, QosProfile::services_default())
             .map_err(ActionClientCreateError::Client)?;
         let core = Arc::new(ClientCore::new(
             codec,
@@ -232,7 +236,7 @@ impl Node {
                 QosProfile::default(),
                 move |bytes, _info| {
                     if let Some(core) = weak.upgrade() {
-                        core.on_feedback(&bytes);
+                        core.on_feedback(&bytes.bytes().to_cow());
                     }
                 },
             )

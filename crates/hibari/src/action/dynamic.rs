@@ -96,6 +96,8 @@ fn split(value: Value, field: &str) -> Result<(GoalId, Value), String> {
     }
 }
 
+impl super::codec::sealed::Sealed for Dynamic {}
+
 impl ActionCodec for Dynamic {
     type Goal = Value;
     type Result = Value;

@@ -38,11 +38,12 @@
 //! generated goal, result and feedback messages of an [`Action`](crate::Action);
 //! the generic [`GenericActionServer`] and [`GenericActionClient`] name their
 //! type at run time and carry [`dynamic`](crate::dynamic) values, for bridges
-//! and tools. Both are one implementation over an [`ActionCodec`], and they
-//! talk to each other.
+//! and tools. Both are one implementation over a (sealed) [`ActionCodec`],
+//! and they talk to each other.
 //!
 //! ```
 //! use hibari::msg::tf2_msgs::action::{LookupTransform, LookupTransform_Result};
+//! use hibari::action::ActionServerOptions;
 //! use hibari::{CancelResponse, Context, GoalResponse, GoalStatus, SingleThreadedExecutor};
 //! use std::time::Duration;
 //!
@@ -50,6 +51,7 @@
 //! let node = context.create_node("tf")?;
 //! let _server = node.create_action_server::<LookupTransform>(
 //!     "lookup",
+//!     ActionServerOptions::default(),
 //!     |_id, goal| match goal.target_frame.is_empty() {
 //!         true => GoalResponse::Reject,
 //!         false => GoalResponse::AcceptAndExecute,
@@ -82,6 +84,8 @@ mod client_core;
 mod codec;
 mod create;
 mod dynamic;
+#[cfg(test)]
+mod feedback_tests;
 mod handle;
 mod server;
 #[cfg(test)]

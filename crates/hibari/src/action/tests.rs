@@ -30,6 +30,7 @@ fn a_client_retrying_get_result_keeps_one_waiting_request_at_the_server() {
     let server = node
         .create_action_server::<Count>(
             "count",
+            super::ActionServerOptions::default(),
             |_, _| GoalResponse::AcceptAndExecute,
             |_| CancelResponse::Reject,
             move |handle| {

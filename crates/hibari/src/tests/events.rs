@@ -36,10 +36,9 @@ fn an_incompatible_pair_is_not_matched_and_both_sides_see_the_policy_by_event_an
     let (pub_log, sub_log, type_log) = (log(), log(), log());
     let (p, s, t) = (pub_log.clone(), sub_log.clone(), type_log.clone());
     let publisher = talker
-        .create_publisher_with::<UInt64>(
+        .create_publisher::<UInt64>(
             "chatter",
-            QosProfile::default().best_effort(),
-            PublisherOptions::new().event_callbacks(
+            PublisherOptions::new(QosProfile::default().best_effort()).event_callbacks(
                 PublisherEventCallbacks::new()
                     .on_incompatible_qos(move |s| p.lock().unwrap().push(s.clone()))
                     .on_incompatible_type(move |s| t.lock().unwrap().push(s.clone())),
@@ -47,14 +46,13 @@ fn an_incompatible_pair_is_not_matched_and_both_sides_see_the_policy_by_event_an
         )
         .unwrap();
     let subscription = listener
-        .create_subscription_with(
+        .create_subscription(
             "chatter",
-            QosProfile::default().reliable(),
-            |_: &UInt64| {},
-            SubscriptionOptions::new().event_callbacks(
+            SubscriptionOptions::new(QosProfile::default().reliable()).event_callbacks(
                 SubscriptionEventCallbacks::new()
                     .on_incompatible_qos(move |st| s.lock().unwrap().push(st.clone())),
             ),
+            |_: &UInt64| {},
         )
         .unwrap();
     let other_type = listener
@@ -97,10 +95,9 @@ fn matched_events_follow_subscriptions_coming_and_going() {
     let pub_log = log();
     let p = pub_log.clone();
     let publisher = node
-        .create_publisher_with::<UInt64>(
+        .create_publisher::<UInt64>(
             "m",
-            QosProfile::default(),
-            PublisherOptions::new().event_callbacks(
+            PublisherOptions::new(QosProfile::default()).event_callbacks(
                 PublisherEventCallbacks::new()
                     .on_matched(move |s| p.lock().unwrap().push(s.clone())),
             ),
@@ -109,14 +106,13 @@ fn matched_events_follow_subscriptions_coming_and_going() {
     let sub_log = log();
     let s = sub_log.clone();
     let subscription = node
-        .create_subscription_with(
+        .create_subscription(
             "m",
-            QosProfile::default(),
-            |_: &UInt64| {},
-            SubscriptionOptions::new().event_callbacks(
+            SubscriptionOptions::new(QosProfile::default()).event_callbacks(
                 SubscriptionEventCallbacks::new()
                     .on_matched(move |st| s.lock().unwrap().push(st.clone())),
             ),
+            |_: &UInt64| {},
         )
         .unwrap();
     let executor = SingleThreadedExecutor::new();
@@ -153,24 +149,22 @@ fn deadlines_are_missed_only_once_the_publisher_stops() {
     let (offered, requested) = (log(), log());
     let (o, r) = (offered.clone(), requested.clone());
     let publisher = talker
-        .create_publisher_with::<UInt64>(
+        .create_publisher::<UInt64>(
             "d",
-            qos,
-            PublisherOptions::new().event_callbacks(
+            PublisherOptions::new(qos).event_callbacks(
                 PublisherEventCallbacks::new()
                     .on_deadline_missed(move |s| o.lock().unwrap().push(s.clone())),
             ),
         )
         .unwrap();
     let subscription = listener
-        .create_subscription_with(
+        .create_subscription(
             "d",
-            qos,
-            |_: &UInt64| {},
-            SubscriptionOptions::new().event_callbacks(
+            SubscriptionOptions::new(qos).event_callbacks(
                 SubscriptionEventCallbacks::new()
                     .on_deadline_missed(move |s| r.lock().unwrap().push(s.clone())),
             ),
+            |_: &UInt64| {},
         )
         .unwrap();
     let executor = SingleThreadedExecutor::new();
@@ -216,24 +210,22 @@ fn a_silent_manual_publisher_loses_liveliness_and_an_assertion_keeps_it() {
     let (lost, changed) = (log(), log());
     let (l, c) = (lost.clone(), changed.clone());
     let publisher = talker
-        .create_publisher_with::<UInt64>(
+        .create_publisher::<UInt64>(
             "alive",
-            qos,
-            PublisherOptions::new().event_callbacks(
+            PublisherOptions::new(qos).event_callbacks(
                 PublisherEventCallbacks::new()
                     .on_liveliness_lost(move |s| l.lock().unwrap().push(s.clone())),
             ),
         )
         .unwrap();
     let subscription = listener
-        .create_subscription_with(
+        .create_subscription(
             "alive",
-            qos,
-            |_: &UInt64| {},
-            SubscriptionOptions::new().event_callbacks(
+            SubscriptionOptions::new(qos).event_callbacks(
                 SubscriptionEventCallbacks::new()
                     .on_liveliness_changed(move |s| c.lock().unwrap().push(s.clone())),
             ),
+            |_: &UInt64| {},
         )
         .unwrap();
     let alive = |a, n| {
@@ -281,14 +273,13 @@ fn an_automatic_publisher_leaves_the_alive_count_when_dropped() {
     let changed = log();
     let c = changed.clone();
     let subscription = node
-        .create_subscription_with(
+        .create_subscription(
             "auto",
-            QosProfile::default(),
-            |_: &UInt64| {},
-            SubscriptionOptions::new().event_callbacks(
+            SubscriptionOptions::new(QosProfile::default()).event_callbacks(
                 SubscriptionEventCallbacks::new()
                     .on_liveliness_changed(move |s| c.lock().unwrap().push(s.clone())),
             ),
+            |_: &UInt64| {},
         )
         .unwrap();
     let publisher = node
@@ -313,14 +304,13 @@ fn a_keep_last_one_best_effort_subscription_counts_what_it_lost() {
     let heard = log();
     let h = heard.clone();
     let subscription = node
-        .create_subscription_with(
+        .create_subscription(
             "burst",
-            QosProfile::sensor_data().keep_last(1),
-            move |m: UInt64| h.lock().unwrap().push(m.data),
-            SubscriptionOptions::new().event_callbacks(
+            SubscriptionOptions::new(QosProfile::sensor_data().keep_last(1)).event_callbacks(
                 SubscriptionEventCallbacks::new()
                     .on_message_lost(move |s| l.lock().unwrap().push(s.clone())),
             ),
+            move |m: UInt64| h.lock().unwrap().push(m.data),
         )
         .unwrap();
     let publisher = node

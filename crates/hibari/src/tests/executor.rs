@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::{isolated, Counted};
 use crate::msg::std_msgs::msg::{String as RosString, UInt64};
-use crate::{NodeAddError, QosProfile, SampleInfo, SingleThreadedExecutor};
+use crate::{GuardConditionOptions, NodeAddError, QosProfile, SampleInfo, SingleThreadedExecutor};
 
 /// Long enough never to be hit unless something is broken.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -172,7 +172,9 @@ fn a_guard_condition_wakes_the_executor_from_another_thread() {
     let node = isolated().create_node("n").unwrap();
     let fired = Arc::new(AtomicBool::new(false));
     let f = fired.clone();
-    let guard = node.create_guard_condition(move || f.store(true, Ordering::SeqCst));
+    let guard = node.create_guard_condition(GuardConditionOptions::default(), move || {
+        f.store(true, Ordering::SeqCst)
+    });
     let executor = SingleThreadedExecutor::new();
     executor.add_node(&node).unwrap();
     let remote = guard.clone();
@@ -186,28 +188,60 @@ fn a_guard_condition_wakes_the_executor_from_another_thread() {
 
 #[test]
 fn shutdown_and_cancel_make_spin_return() {
-    let context = isolated();
-    let node = context.create_node("n").unwrap();
+    hibari_testkit::with_timeout(
+        hibari_testkit::HANG,
+        "spin to return after cancel() and shutdown()",
+        || {
+            let context = isolated();
+            let node = context.create_node("n").unwrap();
+            let executor = SingleThreadedExecutor::new();
+            executor.add_node(&node).unwrap();
+            let returned = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    // A cancel only stops a running spin: cancel until it returned.
+                    while !returned.load(Ordering::SeqCst) {
+                        std::thread::sleep(Duration::from_millis(5));
+                        executor.cancel();
+                    }
+                });
+                executor.spin();
+                returned.store(true, Ordering::SeqCst);
+            });
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    std::thread::sleep(Duration::from_millis(20));
+                    context.shutdown();
+                });
+                executor.spin();
+            });
+            assert!(
+                !executor.spin_once(PATIENCE),
+                "a shut-down context stops at once"
+            );
+        },
+    );
+}
+
+#[test]
+fn a_cancel_while_no_spin_runs_does_not_abort_the_next_spin() {
+    let node = isolated().create_node("n").unwrap();
+    let fired = Arc::new(AtomicUsize::new(0));
+    let f = fired.clone();
+    let guard = node.create_guard_condition(GuardConditionOptions::default(), move || {
+        f.fetch_add(1, Ordering::SeqCst);
+    });
     let executor = SingleThreadedExecutor::new();
     executor.add_node(&node).unwrap();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            std::thread::sleep(Duration::from_millis(20));
-            executor.cancel();
-        });
-        executor.spin();
-    });
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            std::thread::sleep(Duration::from_millis(20));
-            context.shutdown();
-        });
-        executor.spin();
-    });
-    assert!(
-        !executor.spin_once(PATIENCE),
-        "a shut-down context stops at once"
-    );
+    executor.cancel();
+    guard.trigger();
+    assert!(executor.spin_once(PATIENCE), "spin_once ran the callback");
+    executor.cancel();
+    guard.trigger();
+    assert!(executor.spin_until(|| fired.load(Ordering::SeqCst) == 2, PATIENCE));
+    executor.cancel();
+    guard.trigger();
+    assert_eq!(executor.spin_some(), 1);
 }
 
 #[test]

@@ -9,8 +9,8 @@ use std::time::Duration;
 use super::isolated;
 use crate::msg::std_msgs::msg::UInt64;
 use crate::{
-    CallbackGroup, CallbackGroupType, MultiThreadedExecutor, Node, QosProfile, Subscription,
-    SubscriptionOptions,
+    CallbackGroup, CallbackGroupType, GuardConditionOptions, MultiThreadedExecutor, Node,
+    QosProfile, Subscription, SubscriptionOptions, TimerOptions,
 };
 
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -47,11 +47,10 @@ fn two_subscriptions_overlap(node: &Node, group: Option<&CallbackGroup>) -> bool
     let qos = QosProfile::default().keep_all();
     let subscribe = |topic: &str| -> Subscription<UInt64> {
         match group {
-            Some(g) => node.create_subscription_with(
+            Some(g) => node.create_subscription(
                 topic,
-                qos,
+                SubscriptionOptions::new(qos).callback_group(g),
                 seen.callback(),
-                SubscriptionOptions::new().callback_group(g),
             ),
             None => node.create_subscription(topic, qos, seen.callback()),
         }
@@ -105,25 +104,24 @@ fn a_timer_in_a_busy_group_waits_for_it_and_then_runs() {
     );
     let (i, o, t) = (inside.clone(), overlapped.clone(), ticks.clone());
     let _timer = node
-        .create_timer_in_group(
-            Duration::from_millis(1),
+        .create_timer(
+            TimerOptions::new(Duration::from_millis(1)).callback_group(&group),
             move || {
                 if i.load(Ordering::SeqCst) {
                     o.store(true, Ordering::SeqCst);
                 }
                 t.fetch_add(1, Ordering::SeqCst);
             },
-            &group,
         )
         .unwrap();
     let i = inside.clone();
-    let guard = node.create_guard_condition_in_group(
+    let guard = node.create_guard_condition(
+        GuardConditionOptions::new().callback_group(&group),
         move || {
             i.store(true, Ordering::SeqCst);
             thread::sleep(Duration::from_millis(30));
             i.store(false, Ordering::SeqCst);
         },
-        &group,
     );
     let executor = MultiThreadedExecutor::new(2);
     executor.add_node(&node).unwrap();

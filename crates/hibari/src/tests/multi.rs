@@ -5,7 +5,8 @@ use std::time::Duration;
 use super::isolated;
 use crate::msg::std_msgs::msg::UInt64;
 use crate::{
-    CallbackGroupType, MultiThreadedExecutor, QosProfile, SampleInfo, SubscriptionOptions,
+    CallbackGroupType, GuardConditionOptions, MultiThreadedExecutor, QosProfile, SampleInfo,
+    SubscriptionOptions,
 };
 
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -55,9 +56,9 @@ fn callbacks_of_different_subscriptions_of_a_reentrant_group_run_in_parallel_but
         let (inside, met, overlapped) = (inside.clone(), met.clone(), overlapped.clone());
         let busy = Arc::new(AtomicBool::new(false));
         subs.push(
-            node.create_subscription_with(
+            node.create_subscription(
                 topic,
-                QosProfile::default(),
+                SubscriptionOptions::new(QosProfile::default()).callback_group(&group),
                 move |_: &UInt64| {
                     if busy.swap(true, Ordering::SeqCst) {
                         overlapped.store(true, Ordering::SeqCst);
@@ -73,7 +74,6 @@ fn callbacks_of_different_subscriptions_of_a_reentrant_group_run_in_parallel_but
                     drop(n);
                     busy.store(false, Ordering::SeqCst);
                 },
-                SubscriptionOptions::new().callback_group(&group),
             )
             .unwrap(),
         );
@@ -96,22 +96,48 @@ fn callbacks_of_different_subscriptions_of_a_reentrant_group_run_in_parallel_but
 
 #[test]
 fn cancel_and_shutdown_stop_every_thread() {
-    let context = isolated();
-    let node = context.create_node("n").unwrap();
-    let executor = MultiThreadedExecutor::new(3);
+    hibari_testkit::with_timeout(
+        hibari_testkit::HANG,
+        "spin to return after cancel() and shutdown()",
+        || {
+            let context = isolated();
+            let node = context.create_node("n").unwrap();
+            let executor = MultiThreadedExecutor::new(3);
+            executor.add_node(&node).unwrap();
+            let returned = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    // A cancel only stops a running spin: cancel until it returned.
+                    while !returned.load(Ordering::SeqCst) {
+                        std::thread::sleep(Duration::from_millis(5));
+                        executor.cancel();
+                    }
+                });
+                executor.spin();
+                returned.store(true, Ordering::SeqCst);
+            });
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    std::thread::sleep(Duration::from_millis(20));
+                    context.shutdown();
+                });
+                executor.spin();
+            });
+        },
+    );
+}
+
+#[test]
+fn a_cancel_while_no_spin_runs_does_not_abort_the_next_spin_of_any_thread() {
+    let node = isolated().create_node("n").unwrap();
+    let fired = Arc::new(AtomicUsize::new(0));
+    let f = fired.clone();
+    let guard = node.create_guard_condition(GuardConditionOptions::default(), move || {
+        f.fetch_add(1, Ordering::SeqCst);
+    });
+    let executor = MultiThreadedExecutor::new(2);
     executor.add_node(&node).unwrap();
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            std::thread::sleep(Duration::from_millis(20));
-            executor.cancel();
-        });
-        executor.spin();
-    });
-    std::thread::scope(|s| {
-        s.spawn(|| {
-            std::thread::sleep(Duration::from_millis(20));
-            context.shutdown();
-        });
-        executor.spin();
-    });
+    executor.cancel();
+    guard.trigger();
+    assert!(executor.spin_until(|| fired.load(Ordering::SeqCst) == 1, PATIENCE));
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::{isolated, Counted};
 use crate::msg::geometry_msgs::msg::Point;
 use crate::msg::std_msgs::msg::String as RosString;
-use crate::{PublishError, QosProfile, SampleInfo, TypeAdapter};
+use crate::{Message, PublishError, QosProfile, SampleInfo, TypeAdapter, WriteError};
 
 #[test]
 fn a_published_message_reaches_a_polled_subscription_without_a_copy() {
@@ -98,6 +98,37 @@ fn a_failed_publish_hands_the_message_back() {
 }
 
 #[test]
+fn a_loan_that_cannot_be_sent_comes_back_as_filled_and_can_be_sent_again() {
+    let node = isolated().create_node("n").unwrap();
+    let qos = QosProfile::default().reliable().keep_last(1);
+    let sub = node
+        .create_polled_subscription::<RosString>("l", qos)
+        .unwrap();
+    let publisher = node.create_publisher::<RosString>("l", qos).unwrap();
+    publisher
+        .publish(RosString {
+            data: "first".into(),
+        })
+        .unwrap();
+    let cdr = RosString {
+        data: "lent".into(),
+    }
+    .to_cdr()
+    .unwrap();
+    let mut loan = publisher.loan(cdr.len()).unwrap();
+    loan.copy_from_slice(&cdr);
+    // The subscription's one slot is taken: the send is refused...
+    let e = loan.send().unwrap_err();
+    assert!(matches!(e.reason(), WriteError::Timeout { .. }), "{e:?}");
+    // ...and the loan comes back, its bytes as they were.
+    let loan = e.into_loan().expect("an unsent loan comes back");
+    assert_eq!(&loan[..], &cdr[..]);
+    assert_eq!(sub.take().unwrap().0.data, "first");
+    loan.send().unwrap();
+    assert_eq!(sub.take().unwrap().0.data, "lent");
+}
+
+#[test]
 fn wait_for_subscribers_wakes_when_one_matches_and_times_out_otherwise() {
     let node = isolated().create_node("n").unwrap();
     let publisher = node
@@ -149,9 +180,7 @@ fn an_adapted_type_is_converted_at_most_once_and_only_for_ros_readers() {
         .unwrap();
     let ros_a = node.create_polled_subscription::<Point>("p", qos).unwrap();
     let ros_b = node.create_polled_subscription::<Point>("p", qos).unwrap();
-    let publisher = node
-        .create_publisher_adapted::<XyAdapter>("p", qos)
-        .unwrap();
+    let publisher = node.create_publisher::<XyAdapter>("p", qos).unwrap();
     publisher.publish(Xy([1.0, 2.0])).unwrap();
     assert_eq!(custom.take().unwrap().0, Xy([1.0, 2.0]));
     assert_eq!(

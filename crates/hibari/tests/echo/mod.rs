@@ -50,9 +50,14 @@ pub fn spin_in_background(node: &Node) -> Spinning {
 
 impl Drop for Spinning {
     fn drop(&mut self) {
-        self.executor.cancel();
         if let Some(t) = self.thread.take() {
-            t.join().unwrap();
+            hibari_testkit::cancel_and_join(
+                t,
+                hibari_testkit::HANG,
+                "the spinner to stop after cancel()",
+                || self.executor.cancel(),
+            )
+            .unwrap();
         }
     }
 }

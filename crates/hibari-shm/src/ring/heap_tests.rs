@@ -1,0 +1,171 @@
+//! The rings over ordinary heap memory, with real threads: what `cargo miri
+//! test` checks for data races and undefined behaviour (miri cannot map a
+//! memfd, so the shared-memory layout itself is not part of this), and a
+//! quick check of the ring logic in every `cargo test`.
+//!
+//! Run under miri with
+//! `cargo +nightly miri test -p hibari-shm --lib ring::`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::*;
+
+/// Both sides' words of one ring, on the heap.
+struct Shared {
+    head: AtomicU64,
+    room_waiting: AtomicU64,
+    release_tail: AtomicU64,
+    slots: Vec<Slot>,
+    tail: AtomicU64,
+    armed: AtomicU64,
+    release_head: AtomicU64,
+    releases: Vec<AtomicU64>,
+}
+
+impl Shared {
+    fn new(cap: usize, release_cap: usize) -> Arc<Shared> {
+        let zero = || AtomicU64::new(0);
+        Arc::new(Shared {
+            head: zero(),
+            room_waiting: zero(),
+            release_tail: zero(),
+            slots: (0..cap)
+                .map(|_| Slot {
+                    stamp: zero(),
+                    words: [zero(), zero(), zero(), zero(), zero()],
+                })
+                .collect(),
+            tail: zero(),
+            armed: zero(),
+            release_head: zero(),
+            releases: (0..release_cap).map(|_| zero()).collect(),
+        })
+    }
+
+    fn w(&self) -> WriterWords<'_> {
+        WriterWords {
+            head: &self.head,
+            room_waiting: &self.room_waiting,
+            release_tail: &self.release_tail,
+            slots: &self.slots,
+        }
+    }
+
+    fn r(&self) -> ReaderWords<'_> {
+        ReaderWords {
+            tail: &self.tail,
+            armed: &self.armed,
+            release_head: &self.release_head,
+            releases: &self.releases,
+        }
+    }
+}
+
+fn desc(pos: u64) -> Desc {
+    Desc {
+        seg: pos,
+        offset: pos,
+        len: pos,
+        seq: pos,
+        source_ns: pos,
+    }
+}
+
+/// Fewer rounds under miri, which interprets every instruction.
+const ROUNDS: u64 = if cfg!(miri) { 60 } else { 20_000 };
+
+/// A best-effort writer laps a small ring while a reader claims and
+/// releases: no descriptor is torn, each position is owned by one side
+/// exactly (taken back by the writer, or taken and released by the
+/// reader), and the releases all reach the writer.
+#[test]
+fn a_lapping_writer_and_a_claiming_reader_share_every_chunk_exactly_once() {
+    let s = Shared::new(2, 8);
+    let s2 = s.clone();
+    let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let finished2 = finished.clone();
+    let reader = std::thread::spawn(move || {
+        let (mut c, mut rel) = (Consumer::new(2), Releaser::new(8));
+        let (mut got, mut lost, mut pending) = (Vec::new(), 0, Vec::new());
+        let mut done = false;
+        while !done {
+            done = finished2.load(Acquire); // then one last round takes the rest
+            loop {
+                let took = c.take(&s2.w(), &s2.r(), &mut lost, &mut |p| pending.push(p));
+                let Took::Sample { pos, desc: d } = took else {
+                    break;
+                };
+                assert_eq!(d, desc(pos), "a torn descriptor");
+                got.push(pos);
+                pending.push(pos);
+            }
+            pending.retain(|&p| !rel.push(&s2.w(), &s2.r(), p));
+            std::thread::yield_now();
+        }
+        (got, lost, pending)
+    });
+    let (mut p, mut rec) = (Producer::new(2), Reclaimer::new(8));
+    let (mut dropped, mut released) = (Vec::new(), Vec::new());
+    for pos in 0..ROUNDS {
+        match p.push(&s.w(), &s.r(), &desc(pos), true) {
+            Pushed::Done { dropped: d, .. } => dropped.extend(d),
+            Pushed::Full => panic!("overwrite never refuses"),
+        }
+        rec.drain(&s.w(), &s.r(), |p| released.push(p)).unwrap();
+    }
+    finished.store(true, Release);
+    let (got, lost, unsent) = reader.join().unwrap();
+    rec.drain(&s.w(), &s.r(), |p| released.push(p)).unwrap();
+    let taken_back: HashSet<u64> = dropped.iter().copied().collect();
+    assert_eq!(taken_back.len(), dropped.len(), "taken back twice");
+    for g in &got {
+        assert!(!taken_back.contains(g), "owned twice: {g}");
+    }
+    let returned: HashSet<u64> = released.iter().chain(&unsent).copied().collect();
+    assert!(
+        got.iter().all(|g| returned.contains(g)),
+        "a release got lost"
+    );
+    assert!(got.windows(2).all(|w| w[0] < w[1]), "out of order");
+    assert_eq!(
+        got.len() as u64 + lost,
+        ROUNDS,
+        "each taken or counted lost"
+    );
+}
+
+/// A reliable writer never overwrites: everything arrives, in order.
+#[test]
+fn a_reliable_ring_delivers_everything_in_order_across_threads() {
+    let s = Shared::new(4, 16);
+    let s2 = s.clone();
+    let reader = std::thread::spawn(move || {
+        let mut c = Consumer::new(4);
+        let (mut got, mut lost) = (Vec::new(), 0);
+        while (got.len() as u64) < ROUNDS {
+            match c.take(&s2.w(), &s2.r(), &mut lost, &mut |_| panic!("no release")) {
+                Took::Sample { pos, desc: d } => {
+                    assert_eq!(d, desc(pos));
+                    got.push(pos);
+                }
+                Took::Empty => std::thread::yield_now(),
+            }
+        }
+        (got, lost)
+    });
+    let mut p = Producer::new(4);
+    let mut pos = 0;
+    while pos < ROUNDS {
+        match p.push(&s.w(), &s.r(), &desc(pos), false) {
+            Pushed::Done { dropped, .. } => {
+                assert_eq!(dropped, None);
+                pos += 1;
+            }
+            Pushed::Full => std::thread::yield_now(),
+        }
+    }
+    let (got, lost) = reader.join().unwrap();
+    assert_eq!(lost, 0);
+    assert_eq!(got, (0..ROUNDS).collect::<Vec<_>>());
+}

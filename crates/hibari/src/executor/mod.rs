@@ -1,0 +1,359 @@
+//! Executors: run the callbacks of nodes' subscriptions, timers and guard
+//! conditions.
+//!
+//! # How waiting works
+//!
+//! An executor has one [`Signal`]. Every entity of a node added to it wakes
+//! that signal: a subscription's reader when its queue goes from empty to
+//! non-empty (after setting the subscription's ready flag), a guard condition
+//! when triggered, a timer when reset or created, the context on shutdown.
+//! The executor looks for ready work, and when there is none sleeps on the
+//! signal until it changes or the earliest timer is due. An idle executor
+//! uses no CPU; nothing polls.
+//!
+//! # What runs
+//!
+//! One unit of work is one sample delivered to one subscription callback, one
+//! timer tick, or one guard condition's callback. Entities are served round
+//! robin, so a busy subscription cannot starve the others (and a callback that
+//! publishes to a subscription of the same executor finds it drained soon).
+//! No executor lock is held while a callback runs: a callback may publish,
+//! create entities, or trigger guard conditions.
+//!
+//! # Cancel
+//!
+//! `cancel()` stops the spins running when it is called, as rclcpp's
+//! `Executor::cancel` does: a cancel while no spin runs is forgotten, so it
+//! does not abort the next spin. To stop a spin that another thread may not
+//! have started yet, spin with `spin_until(|| stop.load(..), Duration::MAX)`
+//! and set `stop` before calling `cancel()`: `spin_until` asks its condition
+//! before it first waits and after every wake-up, so it returns either way.
+
+use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
+
+use thiserror::Error;
+
+use crate::context::lock;
+use crate::node::{Entity, Node, NodeWaker};
+use crate::wait::Signal;
+
+pub(crate) mod fd_watch;
+pub(crate) mod group;
+pub(crate) mod multi;
+mod single;
+pub(crate) mod timer;
+pub(crate) mod wait;
+
+pub use single::SingleThreadedExecutor;
+
+/// Why a node could not be added to an executor.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NodeAddError {
+    /// Another executor spins the node; a node has one executor at a time.
+    #[error("the node `{node}` is already in another executor: remove it there first (or drop that executor)")]
+    InAnotherExecutor {
+        /// The node's fully qualified name.
+        node: String,
+    },
+}
+
+/// What executors of every kind share: the nodes, the signal, the loop.
+pub(crate) struct Core {
+    pub(crate) signal: Arc<Signal>,
+    nodes: Mutex<Vec<Node>>,
+    /// Bumped by every `cancel`: a spin stops when it differs from the
+    /// count at the spin's start, so a cancel before the spin is ignored.
+    cancels: AtomicU64,
+    /// Where the next look for work starts (round robin).
+    cursor: AtomicUsize,
+    /// Bumped when a node is added or removed.
+    nodes_version: AtomicU64,
+    /// The entity list of the last pass and the versions it was built from,
+    /// so a pass allocates nothing unless an entity or node was added.
+    cache: Mutex<EntityCache>,
+}
+
+type EntityList = Arc<[Weak<dyn Entity>]>;
+
+/// What one pass of the executor looks at.
+struct Lists {
+    entities: EntityList,
+    wakers: Arc<[Arc<NodeWaker>]>,
+    watches: EntityList,
+    busy: EntityList,
+}
+
+struct EntityCache {
+    key: (u64, u64),
+    entities: EntityList,
+    /// The nodes' wakers, whose eventfds the executor polls.
+    wakers: Arc<[Arc<NodeWaker>]>,
+    /// The entities that watch a descriptor of their own.
+    watches: EntityList,
+    /// The entities that busy-poll: while one lives, the executor never
+    /// sleeps.
+    busy: EntityList,
+}
+
+impl Default for EntityCache {
+    fn default() -> Self {
+        EntityCache {
+            key: (u64::MAX, u64::MAX),
+            entities: Arc::new([]),
+            wakers: Arc::new([]),
+            watches: Arc::new([]),
+            busy: Arc::new([]),
+        }
+    }
+}
+
+/// Callbacks run in a row after which a busy executor looks at its nodes'
+/// eventfds without sleeping (a system call): no thread polls them while
+/// every thread runs callbacks.
+const POLL_EVERY: u32 = 32;
+
+impl Default for Core {
+    fn default() -> Self {
+        Core {
+            signal: Arc::default(),
+            nodes: Mutex::default(),
+            cancels: AtomicU64::new(0),
+            cursor: AtomicUsize::new(0),
+            nodes_version: AtomicU64::new(0),
+            cache: Mutex::default(),
+        }
+    }
+}
+
+impl Drop for Core {
+    fn drop(&mut self) {
+        for node in lock(&self.nodes).iter() {
+            node.inner.waker.detach(&self.signal);
+        }
+    }
+}
+
+impl Core {
+    pub fn add_node(&self, node: &Node) -> Result<(), NodeAddError> {
+        if !node.inner.waker.attach(&self.signal) {
+            return Err(NodeAddError::InAnotherExecutor {
+                node: node.fully_qualified_name(),
+            });
+        }
+        let mut nodes = lock(&self.nodes);
+        if !nodes.iter().any(|n| n.same(node)) {
+            nodes.push(node.clone());
+            self.nodes_version.fetch_add(1, Ordering::AcqRel);
+        }
+        drop(nodes);
+        node.context().register(&self.signal);
+        self.signal.notify();
+        Ok(())
+    }
+
+    pub fn remove_node(&self, node: &Node) {
+        lock(&self.nodes).retain(|n| !n.same(node));
+        self.nodes_version.fetch_add(1, Ordering::AcqRel);
+        node.inner.waker.detach(&self.signal);
+    }
+
+    /// Stops the spins running now (see the module's "Cancel").
+    pub fn cancel(&self) {
+        self.cancels.fetch_add(1, Ordering::AcqRel);
+        self.signal.notify();
+    }
+
+    /// What a spin starting now remembers, to see later cancels: give it to
+    /// [`spin_from`](Self::spin_from) on every thread of one spin.
+    pub fn start(&self) -> u64 {
+        self.cancels.load(Ordering::Acquire)
+    }
+
+    /// Whether a spin that began at `start` must return: canceled since, or
+    /// a node's context shut down.
+    fn stopped(&self, start: u64) -> bool {
+        self.cancels.load(Ordering::Acquire) != start
+            || lock(&self.nodes).iter().any(|n| n.context().is_shut_down())
+    }
+
+    /// Wakes every thread of the executor (so that they see a stop).
+    pub fn wake(&self) {
+        self.signal.notify();
+    }
+
+    /// The entities of all nodes and the nodes' wakers; rebuilt only when a
+    /// node or an entity was added or a node removed since the last pass.
+    fn entities(&self) -> Lists {
+        let nodes = lock(&self.nodes);
+        let key = (
+            self.nodes_version.load(Ordering::Acquire),
+            nodes.iter().map(Node::entities_version).sum(),
+        );
+        let mut cache = lock(&self.cache);
+        if cache.key != key {
+            let mut entities = Vec::new();
+            for node in nodes.iter() {
+                node.collect_entities(&mut entities);
+            }
+            let having = |has: fn(&dyn Entity) -> bool| -> EntityList {
+                entities
+                    .iter()
+                    .filter(|e| e.upgrade().is_some_and(|e| has(&*e)))
+                    .cloned()
+                    .collect()
+            };
+            *cache = EntityCache {
+                key,
+                watches: having(|e| e.watched_fd().is_some()),
+                busy: having(|e| e.busy()),
+                entities: entities.into(),
+                wakers: nodes.iter().map(|n| n.inner.waker.clone()).collect(),
+            };
+        }
+        Lists {
+            entities: Arc::clone(&cache.entities),
+            wakers: Arc::clone(&cache.wakers),
+            watches: Arc::clone(&cache.watches),
+            busy: Arc::clone(&cache.busy),
+        }
+    }
+
+    /// Polls the nodes' eventfds and the watched descriptors — as the
+    /// executor's sleep until `sleep`'s deadline, or just a look — and marks
+    /// what it found: every entity when a node's eventfd was written, a
+    /// watch when its descriptor is readable.
+    fn poll_fds(
+        &self,
+        lists: &Lists,
+        sleep: Option<(u64, Option<Instant>)>,
+        ready: &mut Vec<bool>,
+    ) {
+        let live: Vec<Arc<dyn Entity>> = lists.watches.iter().filter_map(Weak::upgrade).collect();
+        let mut fds: Vec<BorrowedFd<'_>> = lists.wakers.iter().filter_map(|w| w.fd()).collect();
+        let eventfds = fds.len();
+        let mut owners = Vec::with_capacity(live.len());
+        // A watch flagged readable waits for its callback (its group may be
+        // busy): polling it again would return at once, level-triggered.
+        for e in live.iter().filter(|e| !e.fd_pending()) {
+            if let Some(fd) = e.watched_fd() {
+                fds.push(fd);
+                owners.push(e);
+            }
+        }
+        let fired = match sleep {
+            Some((seen, wake_at)) => self
+                .signal
+                .wait_polling(seen, wake_at, &fds, eventfds, ready),
+            None => Signal::poll_now(&fds, eventfds, ready),
+        };
+        if fired {
+            Self::probe(&lists.entities);
+        }
+        for (e, _) in owners
+            .iter()
+            .zip(ready.iter().skip(eventfds))
+            .filter(|(_, r)| **r)
+        {
+            e.fd_ready();
+        }
+        // Only now that the work is flagged may other threads look for it
+        // (woken earlier, they would find nothing and sleep again).
+        if ready.iter().any(|r| *r) {
+            self.signal.notify();
+        }
+    }
+
+    /// A node's eventfd was written: every reading entity looks again.
+    fn probe(entities: &[Weak<dyn Entity>]) {
+        for e in entities.iter().filter_map(Weak::upgrade) {
+            e.probe();
+        }
+    }
+
+    /// Runs one unit of ready work, round robin; returns whether it did.
+    fn execute_one(&self, entities: &[Weak<dyn Entity>]) -> bool {
+        let n = entities.len();
+        if n == 0 {
+            return false;
+        }
+        let now = Instant::now();
+        let start = self.cursor.load(Ordering::Relaxed);
+        for i in 0..n {
+            let at = (start + i) % n;
+            let Some(entity) = entities[at].upgrade() else {
+                continue;
+            };
+            if entity.execute(now) {
+                self.cursor.store(at + 1, Ordering::Relaxed);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The loop every spin is: run work until `done` says so, the deadline
+    /// passes (returns `false`) or the executor is stopped (returns `false`).
+    /// `done` is asked after each callback and each wake-up.
+    pub fn spin_until(&self, deadline: Option<Instant>, done: impl FnMut(bool) -> bool) -> bool {
+        self.spin_from(self.start(), deadline, done)
+    }
+
+    /// [`spin_until`](Self::spin_until) as one thread of a spin that began
+    /// at `start` (from [`start`](Self::start)).
+    pub fn spin_from(
+        &self,
+        start: u64,
+        deadline: Option<Instant>,
+        mut done: impl FnMut(bool) -> bool,
+    ) -> bool {
+        let mut in_a_row = 0u32;
+        let mut scratch = Vec::new();
+        loop {
+            if self.stopped(start) {
+                return false;
+            }
+            let seen = self.signal.generation();
+            let lists = self.entities();
+            let entities = &lists.entities;
+            let ran = self.execute_one(entities);
+            if done(ran) {
+                return true;
+            }
+            if ran {
+                in_a_row += 1;
+                if in_a_row >= POLL_EVERY {
+                    in_a_row = 0;
+                    self.poll_fds(&lists, None, &mut scratch);
+                }
+                continue;
+            }
+            in_a_row = 0;
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
+                return false;
+            }
+            if lists.busy.iter().any(|e| e.strong_count() > 0) {
+                // A busy-polling subscription: never sleep (but look at
+                // watched descriptors, if any).
+                if !lists.watches.is_empty() {
+                    self.poll_fds(&lists, None, &mut scratch);
+                }
+                std::hint::spin_loop();
+                continue;
+            }
+            let next_timer = entities
+                .iter()
+                .filter_map(|e| e.upgrade()?.next_due())
+                .min();
+            let wake_at = match (deadline, next_timer) {
+                (Some(d), Some(t)) => Some(d.min(t)),
+                (d, t) => d.or(t),
+            };
+            self.poll_fds(&lists, Some((seen, wake_at)), &mut scratch);
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Loans: write a message's bytes where the transport will carry them, and
+//! send them without a copy.
+//!
+//! [`Publisher::loan`] lends `len` bytes: between processes a chunk of the
+//! publisher's shared memory, which subscribers in other processes then read
+//! in place (through view subscriptions, without a copy whatever the size).
+//! Subscribers in this process get a copy of the bytes, made only when one is
+//! matched — publish a value with [`Publisher::publish`] for them. With no
+//! transport that lends memory (an isolated context), the loan is a heap
+//! buffer sent as bytes.
+//!
+//! [`Publisher::loan_message`] is the typed form: it lays out a message with
+//! its big array (`data` of an `Image`, say) left as a hole of `count`
+//! elements, and returns the loan with the hole's byte range, to be filled
+//! in place (a camera driver's DMA copy, a decoder's output) before
+//! [`send`](PublisherLoan::send).
+
+use std::fmt;
+use std::ops::{Deref, DerefMut, Range};
+
+use hibari_cdr::{CdrEncodeError, Message};
+use hibari_transport::{
+    CdrBytes, Payload, TypeAdapter, WriteError, Writer, WriterLoan, WriterLoanSendError,
+};
+use thiserror::Error;
+
+use crate::events::monitor::EventMonitor;
+use crate::topic::pubsub::Publisher;
+
+/// Why a loan could not be made.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum LoanError {
+    /// The transport could not lend the memory (its limit is reached while
+    /// subscribers hold samples, or the message is too large).
+    #[error("no memory to lend: {0}")]
+    Transport(WriteError),
+    /// No message can be that long (CDR lengths are 32-bit), or the memory
+    /// could not be had.
+    #[error(
+        "cannot lend {len} bytes: a message holds at most 4 GiB, and the memory must be available"
+    )]
+    TooLarge {
+        /// The length asked for.
+        len: usize,
+    },
+    /// The message cannot be laid out (no such field, a bound exceeded…).
+    #[error("the message cannot be laid out: {0}")]
+    Layout(#[from] CdrEncodeError),
+}
+
+/// Bytes lent by a publisher: fill them (it derefs to `[u8]`), then
+/// [`send`](PublisherLoan::send). Dropped unsent, the memory goes back.
+pub struct PublisherLoan<'a> {
+    inner: Box<dyn WriterLoan + 'a>,
+    len: usize,
+    events: &'a EventMonitor,
+}
+
+impl Deref for PublisherLoan<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.inner[..self.len]
+    }
+}
+
+impl DerefMut for PublisherLoan<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.inner[..self.len]
+    }
+}
+
+impl<'a> PublisherLoan<'a> {
+    /// Sends the bytes to every matched subscription. Like a publish, it
+    /// restarts the offered deadline. On failure the loan comes back in the
+    /// error, unsent and as filled ([`LoanSendError::into_loan`]), to retry
+    /// or drop.
+    pub fn send(self) -> Result<(), LoanSendError<'a>> {
+        let PublisherLoan { inner, len, events } = self;
+        match inner.send(len) {
+            Ok(()) => {
+                events.on_publish();
+                Ok(())
+            }
+            Err(e) => Err(LoanSendError {
+                loan: e.loan.map(|inner| PublisherLoan { inner, len, events }),
+                reason: e.reason,
+            }),
+        }
+    }
+}
+
+/// Why [`PublisherLoan::send`] failed, with the loan when it is still unsent
+/// (tokio's `SendError<T>`): the memory stays lent until it is dropped.
+#[derive(Error)]
+#[error("the loan was not sent: {reason}")]
+pub struct LoanSendError<'a> {
+    loan: Option<PublisherLoan<'a>>,
+    reason: WriteError,
+}
+
+impl<'a> LoanSendError<'a> {
+    /// The loan, unsent and as filled; `None` when part of it went out (to
+    /// one transport of a context and not another), so it cannot be sent
+    /// again.
+    pub fn into_loan(self) -> Option<PublisherLoan<'a>> {
+        self.loan
+    }
+
+    /// Why it was not sent.
+    pub fn reason(&self) -> &WriteError {
+        &self.reason
+    }
+
+    /// Why it was not sent, dropping the loan (its memory goes back): for
+    /// `?` into an error that must not borrow the publisher.
+    pub fn into_reason(self) -> WriteError {
+        self.reason
+    }
+}
+
+impl fmt::Debug for LoanSendError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoanSendError")
+            .field("loan_returned", &self.loan.is_some())
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+/// A heap buffer standing in for lent memory: sent as bytes.
+struct HeapLoan<'a> {
+    buf: Vec<u8>,
+    writer: &'a dyn Writer,
+}
+
+impl Deref for HeapLoan<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf
+    }
+}
+
+impl DerefMut for HeapLoan<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.buf
+    }
+}
+
+impl WriterLoan for HeapLoan<'_> {
+    fn send<'b>(self: Box<Self>, len: usize) -> Result<(), WriterLoanSendError<'b>>
+    where
+        Self: 'b,
+    {
+        let HeapLoan { mut buf, writer } = *self;
+        let lent = buf.len();
+        buf.truncate(len);
+        writer
+            .write(Payload::Serialized(CdrBytes::from(buf)))
+            .map_err(|reason| match reason {
+                // The bytes come back with a refusal: so does the loan.
+                WriteError::Timeout {
+                    payload: Payload::Serialized(bytes),
+                    timeout,
+                } => {
+                    let mut buf = bytes.to_vec();
+                    buf.resize(lent, 0);
+                    let loan: Box<dyn WriterLoan + 'b> = Box::new(HeapLoan { buf, writer });
+                    WriterLoanSendError {
+                        loan: Some(loan),
+                        reason: WriteError::Timeout {
+                            payload: Payload::Serialized(CdrBytes::from(Vec::new())),
+                            timeout,
+                        },
+                    }
+                }
+                WriteError::Full {
+                    payload: Payload::Serialized(bytes),
+                } => {
+                    let mut buf = bytes.to_vec();
+                    buf.resize(lent, 0);
+                    let loan: Box<dyn WriterLoan + 'b> = Box::new(HeapLoan { buf, writer });
+                    WriterLoanSendError {
+                        loan: Some(loan),
+                        reason: WriteError::Full {
+                            payload: Payload::Serialized(CdrBytes::from(Vec::new())),
+                        },
+                    }
+                }
+                reason => WriterLoanSendError { loan: None, reason },
+            })
+    }
+}
+
+impl<A> Publisher<A> {
+    /// Lends `len` bytes to write one message's CDR bytes (header included)
+    /// in place; see [the module](crate::loan).
+    pub fn loan(&self, len: usize) -> Result<PublisherLoan<'_>, LoanError> {
+        let writer = &*self.shared.writer;
+        let inner = match writer.loan(len) {
+            Some(lent) => lent.map_err(LoanError::Transport)?,
+            None => {
+                let mut buf = Vec::new();
+                if u32::try_from(len).is_err() || buf.try_reserve_exact(len).is_err() {
+                    return Err(LoanError::TooLarge { len });
+                }
+                buf.resize(len, 0);
+                Box::new(HeapLoan { buf, writer })
+            }
+        };
+        Ok(PublisherLoan {
+            inner,
+            len,
+            events: &self.shared.events,
+        })
+    }
+}
+
+impl<A: TypeAdapter> Publisher<A> {
+    /// Lays `message` out in a loan with its array `field` left as a hole of
+    /// `count` elements, and returns the loan and the hole's byte range, to
+    /// be filled before [`send`](PublisherLoan::send).
+    pub fn loan_message(
+        &self,
+        message: &A::Ros,
+        field: &str,
+        count: usize,
+    ) -> Result<(PublisherLoan<'_>, Range<usize>), LoanError> {
+        let len = message.serialized_size_with_hole(field, count)?;
+        let mut loan = self.loan(len)?;
+        let (written, hole) = message.encode_with_hole(field, count, &mut loan)?;
+        loan.len = written;
+        Ok((loan, hole))
+    }
+}
