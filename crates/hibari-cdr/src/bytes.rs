@@ -20,6 +20,10 @@ use std::fmt;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 
+mod copy;
+
+pub(crate) use copy::PIECE;
+
 /// Bytes of one machine word, the unit of every load from shared memory.
 pub const WORD: usize = std::mem::size_of::<usize>();
 
@@ -108,34 +112,19 @@ impl<'a> SharedBytes<'a> {
     /// [`<[u8]>::copy_from_slice`](slice::copy_from_slice)).
     pub fn copy_to_slice(&self, dst: &mut [u8]) {
         assert_eq!(dst.len(), self.len, "destination and source lengths differ");
-        if self.len == 0 {
-            return;
-        }
-        let mut words = self.words.iter();
-        let mut out = dst;
-        if self.start != 0 {
-            let word = words.next().map_or(0, |w| w.load(Relaxed)).to_ne_bytes();
-            let n = (WORD - self.start).min(out.len());
-            let (head, rest) = out.split_at_mut(n);
-            head.copy_from_slice(&word[self.start..self.start + n]);
-            out = rest;
-        }
-        let mut body = out.chunks_exact_mut(WORD);
-        for (chunk, word) in (&mut body).zip(&mut words) {
-            chunk.copy_from_slice(&word.load(Relaxed).to_ne_bytes());
-        }
-        let tail = body.into_remainder();
-        if !tail.is_empty() {
-            let word = words.next().map_or(0, |w| w.load(Relaxed)).to_ne_bytes();
-            let n = tail.len();
-            tail.copy_from_slice(&word[..n]);
-        }
+        copy::Cursor::new(self).fill(dst);
     }
 
     /// Copies the bytes into a new vector.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut v = vec![0; self.len];
-        self.copy_to_slice(&mut v);
+        if self.len <= PIECE {
+            let mut v = vec![0; self.len];
+            self.copy_to_slice(&mut v);
+            return v;
+        }
+        // Long: no zero fill before the copy.
+        let mut v = Vec::with_capacity(self.len);
+        self.copy_in_pieces(|piece| v.extend_from_slice(piece));
         v
     }
 }
@@ -303,7 +292,7 @@ impl PartialEq for Bytes<'_> {
 mod tests {
     use super::*;
 
-    fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
+    pub(crate) fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
         bytes
             .chunks(WORD)
             .map(|c| {

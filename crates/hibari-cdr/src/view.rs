@@ -3,7 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::bytes::Bytes;
+use crate::bytes::{Bytes, PIECE};
 use crate::primitive::{Endian, Primitive};
 
 /// A primitive array inside the encoded bytes, never copied until asked.
@@ -113,8 +113,22 @@ impl<'a, P: Primitive> PrimSeq<'a, P> {
     /// Copies the elements into `out`, reusing its allocation.
     pub fn copy_into(&self, out: &mut Vec<P>) {
         out.clear();
+        let bytes = self.len() * P::SIZE;
         if let Some(s) = self.as_slice() {
             out.extend_from_slice(s);
+        } else if let (Bytes::Shared(src), true) = (self.bytes, bytes > PIECE) {
+            // Long shared arrays go through a buffer on the stack, piece by
+            // piece, so `out` is written once instead of zeroed first.
+            out.reserve(self.len());
+            let whole = src.slice(0, bytes).unwrap_or(src);
+            whole.copy_in_pieces(|piece| match P::view_slice(piece, self.endian) {
+                Some(values) => out.extend_from_slice(values),
+                None => out.extend(
+                    piece
+                        .chunks_exact(P::SIZE)
+                        .map(|e| P::from_bytes(e, self.endian).unwrap_or_default()),
+                ),
+            });
         } else {
             out.resize(self.len(), P::default());
             self.copy_to_slice(out);
@@ -150,7 +164,7 @@ impl<P: Primitive> PartialEq for PrimSeq<'_, P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bytes::{SharedBytes, WORD};
+    use crate::bytes::{SharedBytes, PIECE, WORD};
     use std::sync::atomic::AtomicUsize;
 
     fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
@@ -185,6 +199,39 @@ mod tests {
         assert!(shared.as_slice().is_none(), "no slice over shared bytes");
         assert!(shared.is_shared() && !private.is_shared());
         assert_eq!(shared, private);
+    }
+
+    /// Long shared sequences (past one [`PIECE`]) at each start offset,
+    /// decoded into a reused vector, equal the private decode.
+    fn long_shared_matches_private<P: Primitive>(elems: usize, endian: Endian) {
+        let raw: Vec<u8> = (0..elems * P::SIZE + WORD)
+            .map(|i| (i * 37 + i / 256) as u8 % if P::SIZE == 1 { 3 } else { 255 })
+            .collect();
+        let w = words(&raw);
+        let mut out = vec![P::default(); 3];
+        for start in 0..WORD {
+            let bytes = &raw[start..start + elems * P::SIZE];
+            let private = PrimSeq::<P>::new(bytes, endian);
+            let want: Vec<P> = private.iter().collect();
+            let shared = SharedBytes::new(&w, start, bytes.len()).unwrap();
+            PrimSeq::<P>::new(shared, endian).copy_into(&mut out);
+            assert!(out == want, "{} start {start}", std::any::type_name::<P>());
+            assert_eq!(PrimSeq::<P>::new(shared, endian).to_vec(), want);
+        }
+    }
+
+    #[test]
+    fn long_shared_sequences_decode_piece_by_piece_like_private_ones() {
+        for elems in [PIECE - 1, PIECE, PIECE + 1, 2 * PIECE + 3] {
+            long_shared_matches_private::<u8>(elems, Endian::Little);
+            long_shared_matches_private::<bool>(elems, Endian::Little);
+        }
+        for endian in [Endian::Little, Endian::Big] {
+            for elems in [PIECE / 2 + 1, PIECE + 5] {
+                long_shared_matches_private::<u16>(elems, endian);
+                long_shared_matches_private::<f64>(elems, endian);
+            }
+        }
     }
 
     #[test]

@@ -3,13 +3,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::cdr_bytes::CdrBytes;
 use crate::contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus, Notify,
     Reader, ReaderOptions, Sample, Transport, WriteError, Writer, WriterOptions,
 };
 use crate::contract::{WriterLoan, WriterLoanSendError};
 use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
-use crate::payload::{CdrBytes, Payload};
+use crate::payload::Payload;
 use crate::sample::EndpointId;
 
 /// One transport made of several: what the runtime uses to reach peers in

@@ -71,6 +71,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod cdr_bytes;
 mod compat;
 mod contract;
 mod fanout;
@@ -83,6 +84,7 @@ mod sample;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
+pub use cdr_bytes::{CdrBytes, SharedBuffer};
 pub use compat::{check_compatibility, QosIncompatibility, QosMismatch, QosPolicyKind};
 pub use contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus,
@@ -91,9 +93,7 @@ pub use contract::{
 };
 pub use fanout::Fanout;
 pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};
-pub use payload::{
-    CdrBytes, LocalSample, Payload, PayloadError, Shared, SharedBuffer, TypeAdapter,
-};
+pub use payload::{LocalSample, Payload, PayloadError, Shared, TypeAdapter};
 pub use qos::{Durability, History, Liveliness, QosProfile, Reliability};
 pub use rmw::{RmwQosProfile, RmwTime, RMW_DURATION_INFINITE};
 pub use sample::{now_ns, EndpointId, PublisherId, SampleInfo};
