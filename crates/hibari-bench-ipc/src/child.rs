@@ -95,6 +95,11 @@ fn run(args: &ChildArgs, control: &mut Control) -> Result<(), ChildRunError> {
         mut rx,
         unblock,
     } = system.open(setup)?;
+    // The acks go to the parent's reader, created before the parent waits for
+    // "ready". Without this wait the first ack could be sent before our writer
+    // has matched it (a discovery message still queued under load), be dropped
+    // as a publish before matching is, and stall the cell for its whole timeout.
+    tx.wait_connected()?;
     control.send(&Message::Ready)?;
 
     let done = Arc::new(AtomicBool::new(false));
