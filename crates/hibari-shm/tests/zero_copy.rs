@@ -195,8 +195,15 @@ fn a_busy_polling_reader_is_never_signalled() {
     // The first sample of a new ring may wake once; none after.
     w.write(Payload::Serialized(vec![0; 64].into())).unwrap();
     assert!(eventually(PATIENCE, || r.take().is_some()));
-    std::thread::sleep(Duration::from_millis(20));
-    while r.take_event().is_some() {}
+    // That wake (and the match's events) arrive through the control thread,
+    // late under load: wait until nothing has come for 200 ms.
+    let mut settled = calls.load(Ordering::SeqCst);
+    assert!(eventually(PATIENCE, || {
+        std::thread::sleep(Duration::from_millis(200));
+        while r.take_event().is_some() {}
+        let now = calls.load(Ordering::SeqCst);
+        std::mem::replace(&mut settled, now) == now
+    }));
     let before = calls.load(Ordering::SeqCst);
     let mut got = 0;
     for i in 0..50u8 {
