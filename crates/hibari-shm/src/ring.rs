@@ -366,3 +366,5 @@ pub(crate) use release::{Reclaimer, Releaser};
 mod heap_tests;
 #[cfg(all(test, loom))]
 mod loom_model;
+#[cfg(test)]
+mod test_words;

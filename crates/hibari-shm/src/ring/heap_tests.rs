@@ -9,68 +9,8 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::test_words::{desc, Shared};
 use super::*;
-
-/// Both sides' words of one ring, on the heap.
-struct Shared {
-    head: AtomicU64,
-    room_waiting: AtomicU64,
-    release_tail: AtomicU64,
-    slots: Vec<Slot>,
-    tail: AtomicU64,
-    armed: AtomicU64,
-    release_head: AtomicU64,
-    releases: Vec<AtomicU64>,
-}
-
-impl Shared {
-    fn new(cap: usize, release_cap: usize) -> Arc<Shared> {
-        let zero = || AtomicU64::new(0);
-        Arc::new(Shared {
-            head: zero(),
-            room_waiting: zero(),
-            release_tail: zero(),
-            slots: (0..cap)
-                .map(|_| Slot {
-                    stamp: zero(),
-                    words: [zero(), zero(), zero(), zero(), zero()],
-                })
-                .collect(),
-            tail: zero(),
-            armed: zero(),
-            release_head: zero(),
-            releases: (0..release_cap).map(|_| zero()).collect(),
-        })
-    }
-
-    fn w(&self) -> WriterWords<'_> {
-        WriterWords {
-            head: &self.head,
-            room_waiting: &self.room_waiting,
-            release_tail: &self.release_tail,
-            slots: &self.slots,
-        }
-    }
-
-    fn r(&self) -> ReaderWords<'_> {
-        ReaderWords {
-            tail: &self.tail,
-            armed: &self.armed,
-            release_head: &self.release_head,
-            releases: &self.releases,
-        }
-    }
-}
-
-fn desc(pos: u64) -> Desc {
-    Desc {
-        seg: pos,
-        offset: pos,
-        len: pos,
-        seq: pos,
-        source_ns: pos,
-    }
-}
 
 /// Fewer rounds under miri, which interprets every instruction.
 const ROUNDS: u64 = if cfg!(miri) { 60 } else { 20_000 };
@@ -81,7 +21,7 @@ const ROUNDS: u64 = if cfg!(miri) { 60 } else { 20_000 };
 /// reader), and the releases all reach the writer.
 #[test]
 fn a_lapping_writer_and_a_claiming_reader_share_every_chunk_exactly_once() {
-    let s = Shared::new(2, 8);
+    let s = Arc::new(Shared::new(2, 8));
     let s2 = s.clone();
     let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let finished2 = finished.clone();
@@ -138,7 +78,7 @@ fn a_lapping_writer_and_a_claiming_reader_share_every_chunk_exactly_once() {
 /// A reliable writer never overwrites: everything arrives, in order.
 #[test]
 fn a_reliable_ring_delivers_everything_in_order_across_threads() {
-    let s = Shared::new(4, 16);
+    let s = Arc::new(Shared::new(4, 16));
     let s2 = s.clone();
     let reader = std::thread::spawn(move || {
         let mut c = Consumer::new(4);

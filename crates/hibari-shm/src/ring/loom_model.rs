@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use loom::sync::Arc;
 use loom::thread;
 
+use super::test_words::{desc, Shared};
 use super::*;
 
 /// Explores interleavings with up to three preemptions per execution (the
@@ -19,71 +20,6 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 }
 
 /// Both sides' words of one ring, on the heap.
-struct Shared {
-    head: AtomicU64,
-    room_waiting: AtomicU64,
-    release_tail: AtomicU64,
-    slots: Vec<Slot>,
-    tail: AtomicU64,
-    armed: AtomicU64,
-    release_head: AtomicU64,
-    releases: Vec<AtomicU64>,
-}
-
-fn zero() -> AtomicU64 {
-    AtomicU64::new(0)
-}
-
-impl Shared {
-    fn new(cap: usize, release_cap: usize) -> Arc<Shared> {
-        Arc::new(Shared {
-            head: zero(),
-            room_waiting: zero(),
-            release_tail: zero(),
-            slots: (0..cap)
-                .map(|_| Slot {
-                    stamp: zero(),
-                    words: [zero(), zero(), zero(), zero(), zero()],
-                })
-                .collect(),
-            tail: zero(),
-            armed: zero(),
-            release_head: zero(),
-            releases: (0..release_cap).map(|_| zero()).collect(),
-        })
-    }
-
-    fn w(&self) -> WriterWords<'_> {
-        WriterWords {
-            head: &self.head,
-            room_waiting: &self.room_waiting,
-            release_tail: &self.release_tail,
-            slots: &self.slots,
-        }
-    }
-
-    fn r(&self) -> ReaderWords<'_> {
-        ReaderWords {
-            tail: &self.tail,
-            armed: &self.armed,
-            release_head: &self.release_head,
-            releases: &self.releases,
-        }
-    }
-}
-
-/// The descriptor the model pushes at `pos`: every word says `pos`, so a
-/// torn read shows.
-fn desc(pos: u64) -> Desc {
-    Desc {
-        seg: pos,
-        offset: pos,
-        len: pos,
-        seq: pos,
-        source_ns: pos,
-    }
-}
-
 /// Checks a take result: never torn.
 fn check(took: &Took, got: &mut Vec<u64>) {
     if let Took::Sample { pos, desc: d } = took {
@@ -98,7 +34,7 @@ fn check(took: &Took, got: &mut Vec<u64>) {
 #[test]
 fn loom_overwrite_and_claim_never_own_a_chunk_twice_or_lose_it() {
     model(|| {
-        let s = Shared::new(1, 8);
+        let s = Arc::new(Shared::new(1, 8));
         let s2 = s.clone();
         let reader = thread::spawn(move || {
             let mut c = Consumer::new(1);
@@ -154,7 +90,7 @@ fn loom_overwrite_and_claim_never_own_a_chunk_twice_or_lose_it() {
 #[test]
 fn loom_a_reliable_ring_delivers_everything_in_order() {
     model(|| {
-        let s = Shared::new(2, 4);
+        let s = Arc::new(Shared::new(2, 4));
         let s2 = s.clone();
         let reader = thread::spawn(move || {
             let mut c = Consumer::new(2);
@@ -194,7 +130,7 @@ fn loom_a_reliable_ring_delivers_everything_in_order() {
 #[test]
 fn loom_arming_never_misses_a_wake_up() {
     model(|| {
-        let s = Shared::new(2, 2);
+        let s = Arc::new(Shared::new(2, 2));
         let s2 = s.clone();
         let reader = thread::spawn(move || {
             let c = Consumer::new(2);
@@ -215,7 +151,7 @@ fn loom_arming_never_misses_a_wake_up() {
 #[test]
 fn loom_a_writer_waiting_for_room_is_never_forgotten() {
     model(|| {
-        let s = Shared::new(1, 2);
+        let s = Arc::new(Shared::new(1, 2));
         let mut p = Producer::new(1);
         assert!(matches!(
             p.push(&s.w(), &s.r(), &desc(0), false),
@@ -239,7 +175,7 @@ fn loom_a_writer_waiting_for_room_is_never_forgotten() {
 #[test]
 fn loom_releases_arrive_once_each() {
     model(|| {
-        let s = Shared::new(1, 2);
+        let s = Arc::new(Shared::new(1, 2));
         let s2 = s.clone();
         let reader = thread::spawn(move || {
             let mut rel = Releaser::new(2);
