@@ -43,6 +43,20 @@ pub struct SharedBytes<'a> {
 }
 
 impl<'a> SharedBytes<'a> {
+    /// Words holding a copy of `bytes` (the last word padded with zeros),
+    /// for [`SharedBytes::new`]: how tests and benchmarks give code that reads
+    /// shared memory the same bytes in ordinary memory.
+    pub fn words_of(bytes: &[u8]) -> Vec<AtomicUsize> {
+        bytes
+            .chunks(WORD)
+            .map(|c| {
+                let mut w = [0u8; WORD];
+                w[..c.len()].copy_from_slice(c);
+                AtomicUsize::new(usize::from_ne_bytes(w))
+            })
+            .collect()
+    }
+
     /// The `len` bytes from byte `start` of `words`, or `None` if they do not
     /// lie inside `words`.
     pub fn new(words: &'a [AtomicUsize], start: usize, len: usize) -> Option<Self> {
@@ -292,21 +306,10 @@ impl PartialEq for Bytes<'_> {
 mod tests {
     use super::*;
 
-    pub(crate) fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
-        bytes
-            .chunks(WORD)
-            .map(|c| {
-                let mut w = [0u8; WORD];
-                w[..c.len()].copy_from_slice(c);
-                AtomicUsize::new(usize::from_ne_bytes(w))
-            })
-            .collect()
-    }
-
     #[test]
     fn every_offset_and_length_copies_exactly_those_bytes() {
         let data: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
-        let w = words(&data);
+        let w = SharedBytes::words_of(&data);
         for start in 0..16 {
             for len in 0..=40 {
                 let s = SharedBytes::new(&w, start, len).unwrap();
@@ -330,7 +333,7 @@ mod tests {
 
     #[test]
     fn a_range_outside_the_words_is_refused() {
-        let w = words(&[0; 16]);
+        let w = SharedBytes::words_of(&[0; 16]);
         assert!(SharedBytes::new(&w, 0, 16).is_some());
         assert!(SharedBytes::new(&w, 16, 0).is_some());
         assert!(SharedBytes::new(&w, 1, 16).is_none());
@@ -344,7 +347,7 @@ mod tests {
     #[test]
     fn private_and_shared_bytes_read_the_same() {
         let data: Vec<u8> = (0..29).collect();
-        let w = words(&data);
+        let w = SharedBytes::words_of(&data);
         let shared = Bytes::Shared(SharedBytes::new(&w, 0, 29).unwrap());
         let private = Bytes::Private(&data);
         assert_eq!(shared, private);

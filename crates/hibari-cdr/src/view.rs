@@ -165,25 +165,13 @@ impl<P: Primitive> PartialEq for PrimSeq<'_, P> {
 mod tests {
     use super::*;
     use crate::bytes::{SharedBytes, PIECE, WORD};
-    use std::sync::atomic::AtomicUsize;
-
-    fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
-        bytes
-            .chunks(WORD)
-            .map(|c| {
-                let mut w = [0u8; WORD];
-                w[..c.len()].copy_from_slice(c);
-                AtomicUsize::new(usize::from_ne_bytes(w))
-            })
-            .collect()
-    }
 
     #[test]
     fn a_sequence_reads_the_same_over_private_and_shared_bytes() {
         let values: Vec<u16> = (0..21).map(|i| i * 1000 + 7).collect();
         let mut raw = vec![0xAB];
         raw.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-        let w = words(&raw);
+        let w = SharedBytes::words_of(&raw);
         let shared = PrimSeq::<u16>::new(SharedBytes::new(&w, 1, 42).unwrap(), Endian::Little);
         let private = PrimSeq::<u16>::new(&raw[1..], Endian::Little);
         for seq in [shared, private] {
@@ -207,7 +195,7 @@ mod tests {
         let raw: Vec<u8> = (0..elems * P::SIZE + WORD)
             .map(|i| (i * 37 + i / 256) as u8 % if P::SIZE == 1 { 3 } else { 255 })
             .collect();
-        let w = words(&raw);
+        let w = SharedBytes::words_of(&raw);
         let mut out = vec![P::default(); 3];
         for start in 0..WORD {
             let bytes = &raw[start..start + elems * P::SIZE];
@@ -237,7 +225,7 @@ mod tests {
     #[test]
     fn big_endian_and_bool_sequences_convert_element_by_element() {
         let raw = [0u8, 1, 0, 2, 1, 0, 7];
-        let w = words(&raw);
+        let w = SharedBytes::words_of(&raw);
         let be = PrimSeq::<u16>::new(SharedBytes::new(&w, 0, 4).unwrap(), Endian::Big);
         assert_eq!(be.to_vec(), [1, 2]);
         let bools = PrimSeq::<bool>::new(SharedBytes::new(&w, 4, 3).unwrap(), Endian::Little);

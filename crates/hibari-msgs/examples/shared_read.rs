@@ -5,10 +5,9 @@
 //! `cargo run --release -p hibari-msgs --example shared_read`
 
 use std::hint::black_box;
-use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
-use hibari_cdr::{Bytes, SharedBytes, WORD};
+use hibari_cdr::{Bytes, SharedBytes};
 use hibari_msgs::sensor_msgs::msg::Image;
 use hibari_msgs::Message;
 
@@ -27,20 +26,9 @@ fn best(mut f: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
-fn words(bytes: &[u8]) -> Vec<AtomicUsize> {
-    bytes
-        .chunks(WORD)
-        .map(|c| {
-            let mut w = [0u8; WORD];
-            w[..c.len()].copy_from_slice(c);
-            AtomicUsize::new(usize::from_ne_bytes(w))
-        })
-        .collect()
-}
-
 fn main() {
     let src: Vec<u8> = (0..LEN).map(|i| (i * 7) as u8).collect();
-    let shared_words = words(&src);
+    let shared_words = SharedBytes::words_of(&src);
     let mut dst = vec![0u8; LEN];
     for start in [0, 3] {
         let n = LEN - start;
@@ -63,7 +51,7 @@ fn main() {
         ..Default::default()
     };
     let cdr = image.to_cdr().unwrap();
-    let cdr_words = words(&cdr);
+    let cdr_words = SharedBytes::words_of(&cdr);
     let shared = Bytes::Shared(SharedBytes::new(&cdr_words, 0, cdr.len()).unwrap());
     let private = Bytes::Private(&cdr);
     for (name, bytes) in [("private", private), ("shared", shared)] {

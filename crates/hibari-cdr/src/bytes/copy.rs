@@ -136,7 +136,6 @@ impl SharedBytes<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::words;
     use super::*;
 
     fn data(len: usize) -> Vec<u8> {
@@ -146,7 +145,7 @@ mod tests {
     #[test]
     fn long_copies_cross_the_unrolled_blocks_at_every_source_and_destination_offset() {
         let data = data(3 * PIECE + 100);
-        let w = words(&data);
+        let w = SharedBytes::words_of(&data);
         let mut buf = vec![0u64; data.len() / 8 + 2];
         let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut buf);
         for start in 0..2 * WORD {
@@ -168,7 +167,7 @@ mod tests {
     #[test]
     fn pieces_are_full_aligned_and_together_the_bytes() {
         let data = data(3 * PIECE + 100);
-        let w = words(&data);
+        let w = SharedBytes::words_of(&data);
         for start in 0..WORD {
             for len in [
                 0,
@@ -197,7 +196,7 @@ mod tests {
     #[test]
     fn a_cursor_hands_out_consecutive_ranges_loading_each_word_once() {
         let data = data(40 * WORD);
-        let w = words(&data);
+        let w = SharedBytes::words_of(&data);
         for start in 0..WORD {
             let s = SharedBytes::new(&w, start, 39 * WORD).unwrap();
             let mut cursor = Cursor::new(&s);
