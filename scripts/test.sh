@@ -2,7 +2,8 @@
 # The whole test suite: what CI runs (.ci/run). Installs what it needs first.
 #   fmt, clippy -D warnings, cargo tests (unit, integration, doc), the loom
 #   model of the shared-memory rings and miri over their pure-Rust parts, the rosbags
-#   byte-for-byte cross-check of every bundled type in both distros, the Python
+#   byte-for-byte cross-check of every bundled type in both distros, the interop
+#   tests against real rclpy (Jazzy and Kilted, installed by scripts/ros2-peer.sh), the Python
 #   package (scripts/python.sh), and a short run of every fuzz target.
 # Environment: FUZZ_SECONDS (default 20 per target), CROSSCHECK_SAMPLES (default 3).
 set -euo pipefail
@@ -14,6 +15,15 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # would cost gigabytes of disk (CI has little to spare). Set it to 1 to keep them.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*"; }
+
+# Real ROS 2 (rclpy over Fast DDS from the PyPI wheels) for the interop tests
+# (crates/hibari/tests/ros2_interop.rs, python/tests/test_ros2.py), which fail
+# without it. Installed when missing, a second's check when present.
+step "ROS 2 Jazzy and Kilted peers (scripts/ros2-peer.sh)"
+for distro in jazzy kilted; do
+  # Its log lines only (the environment it prints is for interactive use).
+  scripts/ros2-peer.sh "$distro" 2>&1 | grep -F '[ros2-peer]'
+done
 
 step "cargo fmt --check"
 # The workspace's own crates only: `--all` would also check path dependencies,

@@ -182,7 +182,7 @@ def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int) -> Di
     topic = f"/e4_py_{os.getpid()}"
     warmup = n // 10 + 5
     count = warmup + n
-    env = dict(os.environ, HIBARI_DOMAIN_ID=str(domain))
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain))
     proc = subprocess.Popen([sys.executable, __file__, "--child", str(size), str(count), qos, topic],
                             stdout=subprocess.PIPE, env=env)
     assert proc.stdout is not None
@@ -243,7 +243,7 @@ def _ack(fd: int, timeout_s: float = 10.0) -> bytes:
 
 def run_rust(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,
              n: Optional[int], variant: str) -> List[Dict[str, Any]]:
-    env = dict(os.environ, HIBARI_DOMAIN_ID=str(domain))
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain))
     cmd = [str(binary), "--sizes", ",".join(map(str, sizes)), "--mode", mode, "--qos", qos, "--variant", variant]
     cmd += ["--iterations", str(n)] if n else []
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=True, env=env)

@@ -1,7 +1,7 @@
 """The context (one domain and its transport) and the process's default one.
 
 ``hibari.init()`` creates the default context from the program's arguments
-(remapping rules after ``--ros-args``) and ``HIBARI_DOMAIN_ID``;
+(remapping rules after ``--ros-args``) and ``ROS_DOMAIN_ID``;
 ``hibari.shutdown()`` shuts it down, which makes every executor spinning its
 nodes return. Tests that want a world of their own use
 ``Context(isolated=True)``.

@@ -39,9 +39,10 @@ def node(context: hibari.Context) -> hibari.Node:
 # Test domains are claimed as the Rust tests claim them (crates/hibari-testkit):
 # by binding the abstract Unix socket "hibari-test-domain/<id>", which the
 # kernel lets one socket on the host hold at a time. The claim lasts as long as
-# the socket (and ends with the process).
-FIRST_DOMAIN = 4_000
-DOMAINS = 6_000
+# the socket (and ends with the process). They are ROS domains (ROS_DOMAIN_ID,
+# which DDS takes in 0..=232): 0 is left to users and 200..=232 to manual runs.
+FIRST_DOMAIN = 1
+DOMAINS = 199
 _next_domain = itertools.count()
 
 
@@ -61,10 +62,10 @@ def reserve_domain() -> tuple[int, socket.socket]:
 
 @pytest.fixture
 def domain(monkeypatch) -> Iterator[int]:
-    """A domain of this test's own, also in ``HIBARI_DOMAIN_ID`` for the
+    """A domain of this test's own, also in ``ROS_DOMAIN_ID`` for the
     processes it starts; held until the test ends."""
     d, claim = reserve_domain()
-    monkeypatch.setenv("HIBARI_DOMAIN_ID", str(d))
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(d))
     yield d
     claim.close()
 

@@ -174,13 +174,13 @@ def test_destroying_a_subscription_stops_delivery_and_graph_queries_see_endpoint
     assert got == []
 
 
-def test_ctrl_c_interrupts_a_spin_that_waits_forever() -> None:
+def test_ctrl_c_interrupts_a_spin_that_waits_forever(domain: int) -> None:
     import signal
     import subprocess
     import sys
 
     script = ("import hibari\n"
-              "hibari.init([], domain_id=0)\n"
+              f"hibari.init([], domain_id={domain})\n"
               "node = hibari.Node('idle', context=hibari.Context([], isolated=True))\n"
               "try:\n"
               "    print('spinning', flush=True)\n"

@@ -100,10 +100,10 @@ fn topic_name() -> String {
     )
 }
 
-/// `HIBARI_DOMAIN_ID` when set (tests give each run a domain of its own),
+/// `ROS_DOMAIN_ID` when set (tests give each run a domain of its own),
 /// else a domain few others use: this process's own, 150–229.
 fn domain() -> u32 {
-    std::env::var("HIBARI_DOMAIN_ID")
+    std::env::var("ROS_DOMAIN_ID")
         .ok()
         .and_then(|d| d.trim().parse().ok())
         .unwrap_or(150 + std::process::id() % 80)

@@ -25,7 +25,7 @@ pub struct BridgeArgs {
     /// Also serve rosbridge over TCP (ROS 1 framing) on this port.
     #[arg(long)]
     pub tcp_port: Option<u16>,
-    /// The domain (default: HIBARI_DOMAIN_ID, else 0).
+    /// The domain (default: ROS_DOMAIN_ID, else 0).
     #[arg(long)]
     pub domain: Option<u32>,
     /// Bundled interface definitions: humble or jazzy.

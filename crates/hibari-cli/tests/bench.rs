@@ -39,7 +39,7 @@ fn e3_laserscan_runs_between_two_processes_and_writes_every_output() {
     let domain = hibari_testkit::TestDomain::reserve();
     let assert = Command::cargo_bin("hibari")
         .unwrap()
-        .env("HIBARI_DOMAIN_ID", domain.to_string())
+        .env("ROS_DOMAIN_ID", domain.to_string())
         .args([
             "bench",
             "e3-laserscan",
@@ -113,7 +113,7 @@ fn run_json(args: &[&str]) -> (serde_json::Value, String) {
     let domain = hibari_testkit::TestDomain::reserve();
     let assert = Command::cargo_bin("hibari")
         .unwrap()
-        .env("HIBARI_DOMAIN_ID", domain.to_string())
+        .env("ROS_DOMAIN_ID", domain.to_string())
         .arg("bench")
         .args(args)
         .arg("--json")

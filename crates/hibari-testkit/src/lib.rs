@@ -30,16 +30,19 @@ use std::time::Duration;
 
 pub use tempfile::{tempdir, TempDir};
 
-/// The first domain id tests claim: above the ids ROS users keep to (0–232)
-/// and the benchmarks' (150–229, the E2 bridge's 3000–3999, the IPC bench's
-/// 10 000 and up). hibari's contexts and both transports accept any `u32`,
-/// but ids stay at four digits: the shared-memory thread is named
-/// `hibari-shm-<domain>` and the kernel keeps 15 bytes of a thread's name,
-/// which tests read back to find it.
-pub const FIRST_DOMAIN: u32 = 4_000;
+pub mod netns;
 
-/// How many ids tests may claim at once on one host (4000–9999).
-pub const DOMAINS: u32 = 6_000;
+/// The first domain id tests claim. Test domains are ROS domains
+/// (`ROS_DOMAIN_ID`): a context's DDS participant exists only for 0..=232,
+/// where the ports of a domain fit in 16 bits, and tests against rclpy hand
+/// the id to ROS 2 itself. 0 is left to users (ROS 2's default) and 200–232
+/// to manual runs (the developers' blocks), so tests claim 1..=199.
+/// A developer's own ROS 2 nodes in one of these domains would meet the
+/// tests: keep yours at 0 or 200 and up while tests run.
+pub const FIRST_DOMAIN: u32 = 1;
+
+/// How many ids tests may claim at once on one host (1..=199).
+pub const DOMAINS: u32 = 199;
 
 /// A domain id held by this test alone until the guard drops.
 ///
@@ -67,7 +70,7 @@ impl TestDomain {
         panic!("all {DOMAINS} test domains from {FIRST_DOMAIN} are held by other processes")
     }
 
-    /// The domain id, for `Context::builder().domain(..)` or `HIBARI_DOMAIN_ID`.
+    /// The domain id, for `Context::builder().domain(..)` or `ROS_DOMAIN_ID`.
     pub fn id(&self) -> u32 {
         self.id
     }
@@ -222,6 +225,15 @@ mod tests {
         for id in [FIRST_DOMAIN, FIRST_DOMAIN + DOMAINS - 1] {
             assert!(format!("hibari-shm-{id}").len() <= 15, "{id}");
         }
+    }
+
+    #[test]
+    fn test_domains_are_ros_domains_below_the_manual_blocks() {
+        // DDS (and rclpy) take 0..=232; 0 is users', 200..=232 manual runs'.
+        assert_eq!(FIRST_DOMAIN, 1);
+        assert_eq!(FIRST_DOMAIN + DOMAINS - 1, 199);
+        let d = TestDomain::reserve();
+        assert!((1..=199).contains(&d.id()), "{d}");
     }
 
     #[test]

@@ -102,7 +102,7 @@ fn run(size: usize, busy: bool, loan: bool, samples: u64, child_core: usize) -> 
     let mut child = Command::new(std::env::current_exe().unwrap())
         .env(CHILD, if busy { "busy" } else { "event" })
         .env("HIBARI_IPC_EXECUTOR_CORE", child_core.to_string())
-        .env("HIBARI_DOMAIN_ID", domain.to_string())
+        .env("ROS_DOMAIN_ID", domain.to_string())
         .stdout(Stdio::null())
         .spawn()
         .expect("spawn the child");

@@ -14,14 +14,15 @@ use crate::node::remap::{self, RemapRule};
 use crate::node::Node;
 use crate::wait::Signal;
 
-/// The environment variable holding the default domain id.
-pub const DOMAIN_ID_ENV: &str = "HIBARI_DOMAIN_ID";
+/// The environment variable holding the default domain id: ROS 2's own, so
+/// that hibari and ROS 2 nodes started from one shell share a domain.
+pub const DOMAIN_ID_ENV: &str = "ROS_DOMAIN_ID";
 
 /// Why a context could not be created.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ContextCreateError {
-    /// `HIBARI_DOMAIN_ID` is set but is not a number.
+    /// `ROS_DOMAIN_ID` is set but is not a number.
     #[error(
         "{DOMAIN_ID_ENV}=`{value}` is not a domain id: set it to a number such as 0, or unset it"
     )]
@@ -117,15 +118,15 @@ fn env_domain_id() -> Result<DomainId, ContextCreateError> {
 }
 
 impl Context {
-    /// The domain in `HIBARI_DOMAIN_ID` (0 when unset), reaching this process
-    /// and the others on this host ([`transports`](crate::transports)), no
-    /// remapping.
+    /// The domain in `ROS_DOMAIN_ID` (0 when unset), reaching this process,
+    /// the others on this host and ROS 2 nodes
+    /// ([`transports`](crate::transports)), no remapping.
     pub fn new() -> Result<Self, ContextCreateError> {
         Self::builder().create()
     }
 
-    /// Domain `domain_id`, reaching this process and the others on this
-    /// host, no remapping.
+    /// Domain `domain_id`, reaching this process, the others on this host and
+    /// ROS 2 nodes (DDS only in ROS 2's domains, 0..=232), no remapping.
     pub fn with_domain(domain_id: DomainId) -> Self {
         Self::from_parts(crate::transports::default_transport(domain_id), Vec::new())
     }
@@ -236,14 +237,14 @@ pub struct ContextBuilder {
 }
 
 impl ContextBuilder {
-    /// The domain (default: `HIBARI_DOMAIN_ID`, else 0).
+    /// The domain (default: `ROS_DOMAIN_ID`, else 0).
     pub fn domain(mut self, domain_id: DomainId) -> Self {
         self.domain = Some(domain_id);
         self
     }
 
-    /// A transport of your own (default: the in-process and shared-memory
-    /// transports of the domain); the domain is then the transport's.
+    /// A transport of your own (default: the in-process, shared-memory and
+    /// DDS transports of the domain); the domain is then the transport's.
     pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
         self.transport = Some(transport);
         self
@@ -307,9 +308,10 @@ mod tests {
 
     #[test]
     fn with_domain_serves_that_domain_in_process_and_on_this_host() {
-        let c = Context::with_domain(17);
-        assert_eq!(c.domain_id(), 17);
-        // In-process and shared memory, unless shared memory is unavailable.
+        let domain = hibari_testkit::TestDomain::reserve();
+        let c = Context::with_domain(domain.id());
+        assert_eq!(c.domain_id(), domain.id());
+        // In-process with shared memory and DDS, unless they are unavailable.
         assert!(["fanout", "inproc"].contains(&c.transport().kind()));
         assert!(Context::builder()
             .isolated()

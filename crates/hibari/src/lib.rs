@@ -8,7 +8,9 @@
 //! within the process samples are handed over, never serialized or copied;
 //! to other processes of the host they go through shared memory, serialized
 //! once (or written in place in a [loan](Publisher::loan)) and read in place
-//! by [view subscriptions](Node::create_view_subscription). It creates
+//! by [view subscriptions](Node::create_view_subscription); to ROS 2 nodes
+//! and other hosts they go over DDS-RTPS, as ROS 2 sends them, in the domain
+//! of `ROS_DOMAIN_ID` ([`transports`]). It creates
 //! [`Node`]s, whose names and topic names follow ROS 2's rules
 //! ([`names`]) and the command line's remapping rules
 //! (`--ros-args -r chatter:=talk`). A node creates [`Publisher`]s,

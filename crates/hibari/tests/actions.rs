@@ -431,7 +431,7 @@ fn a_goal_crosses_processes_with_feedback_result_and_cancel() {
         Command::new(std::env::current_exe().unwrap())
             .args(["--ignored", "--exact", "child", "--nocapture"])
             .env(CHILD, "1")
-            .env("HIBARI_DOMAIN_ID", domain.to_string())
+            .env("ROS_DOMAIN_ID", domain.to_string())
             .stdout(Stdio::null())
             .spawn()
             .expect("spawn the child"),

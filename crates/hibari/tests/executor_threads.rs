@@ -126,7 +126,7 @@ impl Meeting {
 }
 
 fn domain() -> u32 {
-    std::env::var("HIBARI_DOMAIN_ID")
+    std::env::var("ROS_DOMAIN_ID")
         .ok()
         .and_then(|d| d.parse().ok())
         .unwrap_or(150 + std::process::id() % 50)
@@ -164,7 +164,7 @@ fn two_threads_run_work_from_another_process_at_once() {
         Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "peer_publisher", "--ignored", "--nocapture"])
             .env(ROLE, "publisher")
-            .env("HIBARI_DOMAIN_ID", domain.to_string())
+            .env("ROS_DOMAIN_ID", domain.to_string())
             .stdout(Stdio::null())
             .spawn()
             .expect("start the peer process"),

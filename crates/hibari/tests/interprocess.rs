@@ -33,7 +33,7 @@ fn spawn_child(role: &str, domain: u32) -> Kill {
         Command::new(std::env::current_exe().unwrap())
             .args(["--ignored", "--exact", "child", "--nocapture"])
             .env(CHILD, role)
-            .env("HIBARI_DOMAIN_ID", domain.to_string())
+            .env("ROS_DOMAIN_ID", domain.to_string())
             .stdout(Stdio::null())
             .spawn()
             .expect("spawn the child"),
@@ -136,10 +136,20 @@ fn child() {
 }
 
 fn dev_shm() -> Vec<String> {
+    // Fast DDS's files (ROS 2 nodes of other tests and processes, which come
+    // and go meanwhile) are not ours to count.
+    let foreign = [
+        "fastrtps_",
+        "fastdds_",
+        "sem.fastrtps_",
+        "sem.fastdds_",
+        "lttng-ust-",
+    ];
     let mut v: Vec<String> = std::fs::read_dir("/dev/shm")
         .map(|d| {
             d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !foreign.iter().any(|f| n.starts_with(f)))
                 .collect()
         })
         .unwrap_or_default();

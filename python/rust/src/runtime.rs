@@ -30,7 +30,7 @@ pub(crate) fn reaches_other_processes(context: &hibari::Context) -> bool {
 
 #[pymethods]
 impl Context {
-    /// A context of `domain_id` (default: `HIBARI_DOMAIN_ID`, else 0), with
+    /// A context of `domain_id` (default: `ROS_DOMAIN_ID`, else 0), with
     /// the remapping rules found in `args` (`--ros-args -r from:=to`);
     /// `isolated` gives it a domain no other context reaches (for tests).
     #[new]

@@ -210,7 +210,10 @@ pub mod serialization;
 #[doc(inline)]
 pub use dds::{
   key::{Key, Keyed},
-  participant::{DomainParticipant, DomainParticipantBuilder, DomainParticipantStatusListener},
+  participant::{
+    DomainParticipant, DomainParticipantBuilder, DomainParticipantStatusListener,
+    EndpointMatchFilter, ParticipantFilter,
+  },
   pubsub::{Publisher, Subscriber},
   qos,
   qos::{policy, QosPolicies, QosPolicyBuilder},

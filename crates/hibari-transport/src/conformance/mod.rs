@@ -107,6 +107,68 @@ macro_rules! conformance_suite {
     };
 }
 
+/// Instantiates the suite for a transport that cannot give every guarantee:
+/// the checks it runs, and each one it does not with the reason why, shown by
+/// `cargo test -- --ignored --list` and run on demand with `--ignored`. A
+/// generated test fails when a check of the suite is in neither list, so a
+/// new check is never silently left out.
+///
+/// ```ignore
+/// hibari_transport::conformance_subset! {
+///     open;
+///     run: [samples_of_one_writer_arrive_in_write_order, /* … */];
+///     ignore("DDS keep-last readers never hold a writer back"): [
+///         a_full_reliable_reader_blocks_the_writer_until_it_takes,
+///     ];
+/// }
+/// ```
+#[macro_export]
+macro_rules! conformance_subset {
+    ($factory:expr;
+     run: [$($run:ident),* $(,)?];
+     $(ignore($why:literal): [$($ignored:ident),* $(,)?];)*
+    ) => {
+        $crate::__hibari_conformance_tests!($factory; $($run),*);
+        $($(
+            #[test]
+            #[ignore = $why]
+            fn $ignored() {
+                $crate::conformance::run_check(
+                    stringify!($ignored),
+                    $factory,
+                    $crate::conformance::$ignored,
+                );
+            }
+        )*)*
+        #[test]
+        fn every_conformance_check_is_run_or_ignored_with_a_reason() {
+            let listed: &[&str] = &[$(stringify!($run),)* $($(stringify!($ignored),)*)*];
+            $crate::conformance::assert_lists_every_check(listed);
+        }
+    };
+}
+
+/// Fails unless `listed` names every check of the suite exactly once.
+pub fn assert_lists_every_check(listed: &[&str]) {
+    let mut seen = std::collections::BTreeSet::new();
+    for name in listed {
+        assert!(seen.insert(*name), "`{name}` is listed twice");
+        assert!(
+            CHECKS.iter().any(|(n, _)| n == name),
+            "`{name}` is not a check of the suite"
+        );
+    }
+    let missing: Vec<&str> = CHECKS
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !seen.contains(n))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "checks neither run nor ignored with a reason: {missing:?}"
+    );
+}
+
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __hibari_conformance_tests {
@@ -181,9 +243,10 @@ pub fn unique_domain() -> DomainId {
     use std::os::unix::net::{SocketAddr, UnixListener};
     static NEXT: AtomicU32 = AtomicU32::new(0);
     static HELD: std::sync::Mutex<Vec<UnixListener>> = std::sync::Mutex::new(Vec::new());
-    // hibari-testkit's range: four digits keep `hibari-shm-<domain>` whole.
-    const FIRST: u32 = 4_000;
-    const COUNT: u32 = 6_000;
+    // hibari-testkit's range: ROS domains (DDS takes 0..=232), 0 left to
+    // users and 200..=232 to manual runs.
+    const FIRST: u32 = 1;
+    const COUNT: u32 = 199;
     for _ in 0..COUNT {
         let id = FIRST + NEXT.fetch_add(1, Ordering::Relaxed) % COUNT;
         let name = format!("hibari-test-domain/{id}");

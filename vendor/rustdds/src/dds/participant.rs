@@ -27,7 +27,8 @@ use crate::{
     qos::*,
     result::*,
     statusevents::{
-      sync_status_channel, DomainParticipantStatusEvent, StatusChannelReceiver, StatusChannelSender,
+      sync_status_channel, DomainParticipantStatusEvent, EndpointDescription,
+      ParticipantDescription, StatusChannelReceiver, StatusChannelSender,
     },
     topic::*,
     typedesc::TypeDesc,
@@ -64,6 +65,45 @@ use crate::{
 #[cfg(not(feature = "security"))]
 use crate::no_security::SecurityPluginsHandle;
 
+/// Decides, from a remote participant's SPDP announcement, whether this
+/// participant uses it (`true`) or ignores it (`false`). See
+/// [`DomainParticipantBuilder::with_participant_filter`].
+pub type ParticipantFilter = Arc<dyn Fn(&ParticipantDescription) -> bool + Send + Sync>;
+
+/// Decides whether a local endpoint (first argument) may be matched with a
+/// remote one (second), both described as in discovery. See
+/// [`DomainParticipantBuilder::with_endpoint_match_filter`].
+pub type EndpointMatchFilter =
+  Arc<dyn Fn(&EndpointDescription, &EndpointDescription) -> bool + Send + Sync>;
+
+/// Participant-wide options that reach discovery and the event loop.
+#[derive(Clone)]
+pub(crate) struct ParticipantOptions {
+  pub(crate) participant_filter: Option<ParticipantFilter>,
+  pub(crate) endpoint_match_filter: Option<EndpointMatchFilter>,
+  pub(crate) initial_peers: Vec<IpAddr>,
+  pub(crate) multicast_discovery: bool,
+  pub(crate) ignore_local: bool,
+  pub(crate) fragment_size: Option<u16>,
+  pub(crate) max_reassembly_bytes: usize,
+  pub(crate) send_rate_limit: Option<(u64, usize)>,
+}
+
+impl Default for ParticipantOptions {
+  fn default() -> Self {
+    Self {
+      participant_filter: None,
+      endpoint_match_filter: None,
+      initial_peers: Vec::new(),
+      multicast_discovery: true,
+      ignore_local: false,
+      fragment_size: None,
+      max_reassembly_bytes: DomainParticipantBuilder::DEFAULT_MAX_REASSEMBLY_BYTES,
+      send_rate_limit: None,
+    }
+  }
+}
+
 /// Builder object to create a [`DomainParticipant`] with non-default
 /// configuration.
 ///
@@ -77,9 +117,13 @@ pub struct DomainParticipantBuilder {
                                        * and multicast setup */
 
   same_host_loopback: bool, // prefer loopback for same-host peers + localhost SPDP discovery peers
+  advertise_loopback: bool, // advertise 127.0.0.1 also when other interfaces exist
 
   socket_receive_buffer_size: usize,
   socket_send_buffer_size: usize,
+
+  user_data: Option<Vec<u8>>,
+  options: ParticipantOptions,
 
   #[cfg(feature = "security")]
   security_plugins: Option<SecurityPlugins>,
@@ -93,8 +137,11 @@ impl DomainParticipantBuilder {
       domain_id,
       only_networks: None,
       same_host_loopback: true,
+      advertise_loopback: true,
       socket_receive_buffer_size: Self::DEFAULT_SOCKET_RECEIVE_BUFFER_SIZE,
       socket_send_buffer_size: Self::DEFAULT_SOCKET_SEND_BUFFER_SIZE,
+      user_data: None,
+      options: ParticipantOptions::default(),
       #[cfg(feature = "security")]
       security_plugins: None,
       #[cfg(feature = "security")]
@@ -128,6 +175,140 @@ impl DomainParticipantBuilder {
     self.same_host_loopback = enabled;
     self
   }
+
+  /// Whether the loopback address is advertised (in SPDP and SEDP locators)
+  /// next to the other interfaces' addresses (default: `true`).
+  ///
+  /// With `false`, and no [`Self::with_only_networks`] filter, the participant
+  /// advertises (and uses for multicast) the non-loopback IPv4 interfaces only,
+  /// and loopback only when there is no other interface. This is what Fast DDS
+  /// and Cyclone DDS advertise. Peers that send to every advertised unicast
+  /// locator of a reader (Fast DDS does) otherwise send every sample twice to a
+  /// participant on their own host: once to `127.0.0.1` and once to the LAN
+  /// address (both reach it). A peer on the same host still reaches the
+  /// participant through its LAN address (the kernel routes it over loopback).
+  /// The interfaces are read when the participant is built.
+  pub fn advertise_loopback(mut self, advertise: bool) -> Self {
+    self.advertise_loopback = advertise;
+    self
+  }
+
+  /// The participant's USER_DATA QoS (DDS v1.4 Section 2.2.3.1): opaque
+  /// bytes announced in SPDP (`PID_USER_DATA`). Remote participants' values
+  /// are in [`ParticipantDescription::user_data`]. Default: none.
+  pub fn with_user_data(mut self, user_data: impl Into<Vec<u8>>) -> Self {
+    self.user_data = Some(user_data.into());
+    self
+  }
+
+  /// Ignore the remote participants that `filter` rejects (returns `false`
+  /// for), as DDS `ignore_participant` does: no discovery data of theirs is
+  /// stored, none of their endpoints is matched, nothing is sent to them, and
+  /// no `ParticipantDiscovered` event is raised for them. The filter is called
+  /// once per remote participant, when its first SPDP announcement arrives,
+  /// with what that announcement says (GUID, vendor, USER_DATA, ...); it
+  /// is not called for this participant itself. It runs on the discovery
+  /// thread with the discovery database locked, so it must be quick and must
+  /// not call into this participant. Default: every participant is used.
+  pub fn with_participant_filter(
+    mut self,
+    filter: impl Fn(&ParticipantDescription) -> bool + Send + Sync + 'static,
+  ) -> Self {
+    self.options.participant_filter = Some(Arc::new(filter));
+    self
+  }
+
+  /// Match a local DataWriter (DataReader) with a remote DataReader
+  /// (DataWriter) of the same topic and type only if `filter` returns `true`
+  /// for them: `filter(local, remote)`, with the descriptions that discovery
+  /// announces (GUID, topic and type names, QoS, USER_DATA), e.g. to refuse
+  /// endpoints whose USER_DATA names another version of the type. Called for
+  /// user-defined endpoints only, whenever a remote endpoint is discovered or
+  /// updated, and for remote endpoints already known when a local one is
+  /// created. Default: every endpoint of the same topic and type matches
+  /// (subject to QoS compatibility).
+  pub fn with_endpoint_match_filter(
+    mut self,
+    filter: impl Fn(&EndpointDescription, &EndpointDescription) -> bool + Send + Sync + 'static,
+  ) -> Self {
+    self.options.endpoint_match_filter = Some(Arc::new(filter));
+    self
+  }
+
+  /// Announce this participant (SPDP) also by unicast to these hosts, on the
+  /// well-known discovery ports of participant ids
+  /// `0..INITIAL_PEER_PARTICIPANT_IDS` (RTPS v2.5 Section 8.5.3.3, the
+  /// "initial peers" / "static peers" of other implementations: Fast DDS's
+  /// `initialPeersList`, ROS 2's `ROS_STATIC_PEERS`). Peers so found are used
+  /// like multicast-discovered ones. Default: none. Calls add up.
+  pub fn with_initial_peers(mut self, peers: impl IntoIterator<Item = IpAddr>) -> Self {
+    for peer in peers {
+      if !self.options.initial_peers.contains(&peer) {
+        self.options.initial_peers.push(peer);
+      }
+    }
+    self
+  }
+
+  /// Whether this participant discovers and is discovered over multicast
+  /// (default `true`): with `false` it neither joins nor advertises the
+  /// multicast groups, so it finds only the participants it announces itself
+  /// to by unicast ([`Self::with_initial_peers`], and the same-host peers of
+  /// [`Self::same_host_loopback`]) and those that announce themselves to it.
+  /// ROS 2's `ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` is `false` with
+  /// `127.0.0.1` as initial peer; `OFF` is `false` with no peer and
+  /// `same_host_loopback(false)`.
+  pub fn multicast_discovery(mut self, enabled: bool) -> Self {
+    self.options.multicast_discovery = enabled;
+    self
+  }
+
+  /// How many participant ids per host [`Self::with_initial_peers`] covers
+  /// (Fast DDS's `maxInitialPeersRange` as ROS 2 sets it).
+  pub const INITIAL_PEER_PARTICIPANT_IDS: u16 = 32;
+
+  /// Never match this participant's own DataWriters with its own DataReaders
+  /// (default: `false`, local endpoints match as any others). Like Cyclone
+  /// DDS's `ignorelocal = participant`: for applications that deliver
+  /// in-process traffic by other means. Endpoints of other participants in
+  /// the same process are not affected.
+  pub fn ignore_local_endpoints(mut self, ignore: bool) -> Self {
+    self.options.ignore_local = ignore;
+    self
+  }
+
+  /// Serialized-payload bytes per DATAFRAG fragment for this participant's
+  /// writers: a sample larger than fits one datagram goes out in fragments of
+  /// this size (clamped to 256..=65000). Default 64,000 (near the UDP datagram
+  /// limit, like Fast DDS; the IP layer fragments further on small-MTU links).
+  pub fn fragment_size(mut self, fragment_size: u16) -> Self {
+    self.options.fragment_size = Some(fragment_size);
+    self
+  }
+
+  /// Upper bound on the memory that reassembly of fragmented samples may take,
+  /// per remote writer, in bytes (default 256 MiB). A fragmented sample
+  /// larger than this is dropped (logged); incomplete samples beyond it are
+  /// evicted as with the per-writer buffer count.
+  pub fn max_reassembly_bytes(mut self, bytes: usize) -> Self {
+    self.options.max_reassembly_bytes = bytes;
+    self
+  }
+
+  /// Limit the rate at which this participant sends, over all its sockets:
+  /// `bytes_per_sec` on average, in bursts of at most about `burst_bytes`
+  /// (default: unlimited). Large samples otherwise leave in one burst of
+  /// datagrams, which overruns a receiver whose socket buffer is the Linux
+  /// default (`net.core.rmem_default`, 208 KiB; Fast DDS uses it) whenever
+  /// the receiving thread is not running at that moment, and every lost
+  /// fragment costs a repair round trip.
+  pub fn send_rate_limit(mut self, bytes_per_sec: u64, burst_bytes: usize) -> Self {
+    self.options.send_rate_limit = Some((bytes_per_sec, burst_bytes));
+    self
+  }
+
+  /// Default of [`Self::max_reassembly_bytes`].
+  pub const DEFAULT_MAX_REASSEMBLY_BYTES: usize = 256 * 1024 * 1024;
 
   pub const DEFAULT_SOCKET_RECEIVE_BUFFER_SIZE: usize = 8 * 1024 * 1024;
   pub const DEFAULT_SOCKET_SEND_BUFFER_SIZE: usize = 8 * 1024 * 1024;
@@ -189,10 +370,22 @@ impl DomainParticipantBuilder {
   }
 
   pub fn build(#[allow(unused_mut)] mut self) -> CreateResult<DomainParticipant> {
+    if !self.advertise_loopback && self.only_networks.is_none() {
+      let addrs = crate::network::util::non_loopback_ipv4_addrs();
+      if !addrs.is_empty() {
+        info!("Advertising the non-loopback interfaces only: {addrs:?}");
+        self.only_networks = Some(addrs);
+      }
+    }
+
     // QosPolicies with possible security properties, otherwise default
     let participant_qos = QosPolicies {
       #[cfg(feature = "security")]
       property: self.sec_properties,
+      user_data: self
+        .user_data
+        .take()
+        .map(|value| policy::UserData { value }),
       ..Default::default()
     };
 
@@ -344,6 +537,7 @@ impl DomainParticipantBuilder {
       self.socket_send_buffer_size,
       self.only_networks,
       self.same_host_loopback,
+      self.options,
       dp_waker,
       discovery_sample_sender,
     )?;
@@ -634,7 +828,6 @@ impl DomainParticipant {
     self.dpi.lock().unwrap().dds_cache()
   }
 
-  #[cfg(feature = "security")] // just to avoid warning
   pub(crate) fn qos(&self) -> QosPolicies {
     self.dpi.lock().unwrap().qos()
   }
@@ -977,6 +1170,7 @@ impl DomainParticipantDisc {
     socket_send_buffer_size: usize,
     only_networks: Option<Vec<IpAddr>>,
     same_host_loopback: bool,
+    options: ParticipantOptions,
     dp_waker: LoopWaker,
     discovery_sample_sender: ReadySender<mio1::Token>,
   ) -> CreateResult<Self> {
@@ -994,6 +1188,7 @@ impl DomainParticipantDisc {
       socket_send_buffer_size,
       only_networks,
       same_host_loopback,
+      options,
       dp_waker,
       discovery_sample_sender,
     )?;
@@ -1085,7 +1280,6 @@ impl DomainParticipantDisc {
     self.dpi.only_networks()
   }
 
-  #[cfg(feature = "security")] // just to avoid warning
   pub(crate) fn qos(&self) -> QosPolicies {
     self.dpi.qos()
   }
@@ -1159,7 +1353,6 @@ impl Drop for DomainParticipantDisc {
 pub(crate) struct DomainParticipantInner {
   domain_info: DomainInfo,
 
-  #[cfg(feature = "security")] // just to avoid warning
   my_qos_policies: QosPolicies,
 
   // Adding Readers
@@ -1225,7 +1418,7 @@ impl DomainParticipantInner {
   fn new(
     domain_id: u16,
     participant_guid: GUID,
-    _qos_policies: QosPolicies,
+    qos_policies: QosPolicies,
     discovery_update_notification_receiver: WakeReceiver<DiscoveryNotificationType>,
     discovery_command_sender: WakeSender<DiscoveryCommand>,
     spdp_liveness_sender: WakeSender<GuidPrefix>,
@@ -1236,12 +1429,10 @@ impl DomainParticipantInner {
     socket_send_buffer_size: usize,
     only_networks: Option<Vec<IpAddr>>,
     same_host_loopback: bool,
+    options: ParticipantOptions,
     dp_waker: LoopWaker,
     discovery_sample_sender: ReadySender<mio1::Token>,
   ) -> CreateResult<Self> {
-    #[cfg(not(feature = "security"))]
-    let _dummy = _qos_policies; // to make clippy happy
-
     let only_networks: Option<Arc<[IpAddr]>> = only_networks.map(|v| v.into());
 
     let mut listeners = HashMap::new();
@@ -1325,6 +1516,13 @@ impl DomainParticipantInner {
 
     listeners.insert(USER_TRAFFIC_LISTENER_TOKEN, user_traffic_listener);
 
+    // Without multicast discovery, neither listen on nor advertise the
+    // multicast groups: peers reach this participant by unicast only.
+    if !options.multicast_discovery {
+      listeners.remove(&DISCOVERY_MUL_LISTENER_TOKEN);
+      listeners.remove(&USER_TRAFFIC_MUL_LISTENER_TOKEN);
+    }
+
     // construct our own Locators
     let self_locators: HashMap<mio1::Token, Vec<Locator>> = listeners
       .iter()
@@ -1364,11 +1562,13 @@ impl DomainParticipantInner {
       std::sync::mpsc::sync_channel::<()>(1);
 
     // Discovert DB creation
-    let discovery_db = Arc::new(RwLock::new(DiscoveryDB::new(
+    let mut discovery_db = DiscoveryDB::new(
       participant_guid,
       discovery_db_event_sender,
       status_sender.clone(),
-    )));
+    );
+    discovery_db.set_participant_filter(options.participant_filter.clone());
+    let discovery_db = Arc::new(RwLock::new(discovery_db));
 
     let (stop_poll_sender, stop_poll_receiver) = wake_channel_unbounded(&dp_waker);
 
@@ -1412,6 +1612,7 @@ impl DomainParticipantInner {
           only_networks_for_ev_loop,
           socket_send_buffer_size,
           same_host_loopback,
+          options,
           reader_ready_rx,
           writer_ready_rx,
           dp_waker,
@@ -1446,8 +1647,7 @@ impl DomainParticipantInner {
 
     Ok(Self {
       domain_info,
-      #[cfg(feature = "security")]
-      my_qos_policies: _qos_policies,
+      my_qos_policies: qos_policies,
       sender_add_reader,
       sender_remove_reader,
       reader_ready,
@@ -1475,7 +1675,6 @@ impl DomainParticipantInner {
     self.only_networks.clone()
   }
 
-  #[cfg(feature = "security")] // just to avoid warning
   pub(crate) fn qos(&self) -> QosPolicies {
     self.my_qos_policies.clone()
   }

@@ -210,6 +210,7 @@ impl QosPolicyBuilder {
       // (drop glue) which is incompatible with `const fn`, and the built-in QoS
       // policies never need it. Set it via `QosPolicies::with_data_representation`.
       data_representation: None,
+      user_data: None,
       #[cfg(feature = "security")]
       property: None,
     }
@@ -235,6 +236,10 @@ pub struct QosPolicies {
   pub(crate) resource_limits: Option<policy::ResourceLimits>,
   pub(crate) lifespan: Option<policy::Lifespan>,
   pub(crate) data_representation: Option<policy::DataRepresentation>,
+  // USER_DATA (DDS v1.4 Section 2.2.3.1). Not part of the const builder
+  // (holds a `Vec`); see `QosPolicies::with_user_data`.
+  #[serde(default)]
+  pub(crate) user_data: Option<policy::UserData>,
   #[cfg(feature = "security")]
   pub(crate) property: Option<policy::Property>,
 }
@@ -333,6 +338,31 @@ impl QosPolicies {
     self
   }
 
+  /// The USER_DATA QoS policy (DDS v1.4 Section 2.2.3.1), if set.
+  pub fn user_data(&self) -> Option<&policy::UserData> {
+    self.user_data.as_ref()
+  }
+
+  /// Set the USER_DATA QoS policy (DDS v1.4 Section 2.2.3.1): opaque bytes
+  /// that discovery carries to remote participants (`PID_USER_DATA`).
+  ///
+  /// On a DataWriter or DataReader QoS the value goes out in its SEDP
+  /// announcement; remote endpoints' values are in
+  /// `DiscoveredWriterData::user_data` / `DiscoveredReaderData::user_data`
+  /// and in the `user_data` of the discovery status events. For the
+  /// participant's own USER_DATA (SPDP), see
+  /// `DomainParticipantBuilder::with_user_data`. This is not part of
+  /// [`QosPolicyBuilder`] because it holds a `Vec` (incompatible with the
+  /// `const` builder used for built-in QoS). USER_DATA does not affect
+  /// matching.
+  #[must_use]
+  pub fn with_user_data(mut self, user_data: impl Into<Vec<u8>>) -> Self {
+    self.user_data = Some(policy::UserData {
+      value: user_data.into(),
+    });
+    self
+  }
+
   #[cfg(feature = "security")]
   pub fn property(&self) -> Option<policy::Property> {
     self.property.clone()
@@ -362,6 +392,7 @@ impl QosPolicies {
         .data_representation
         .clone()
         .or(self.data_representation.clone()),
+      user_data: other.user_data.clone().or(self.user_data.clone()),
       #[cfg(feature = "security")]
       property: other.property.clone().or(self.property.clone()),
     }
@@ -566,6 +597,9 @@ impl QosPolicies {
       resource_limits,
       lifespan,
       data_representation,
+      // USER_DATA travels in the discovery data types themselves
+      // (DiscoveredReaderData / DiscoveredWriterData / SPDP), which emit it.
+      user_data: _,
       #[cfg(feature = "security")]
         property: _, // TODO: properties to parameter list?
     } = self;
@@ -738,6 +772,7 @@ impl QosPolicies {
       resource_limits,
       lifespan,
       data_representation,
+      user_data: None, // read by the discovery data types, see to_parameter_list
       #[cfg(feature = "security")]
       property,
     })
@@ -793,11 +828,46 @@ pub mod policy {
   #[cfg(feature = "security")]
   use crate::serialization::speedy_pl_cdr_helpers::*;
 
-  /*
+  /// DDS 2.2.3.1 USER_DATA: opaque bytes attached to a DomainParticipant,
+  /// DataWriter or DataReader and carried by discovery (`PID_USER_DATA`,
+  /// an octet sequence).
+  #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
   pub struct UserData {
     pub value: Vec<u8>,
   }
 
+  impl UserData {
+    /// Serialize as the CDR `sequence<octet>` that is the value of a
+    /// `PID_USER_DATA` parameter (length, bytes, padding to 4).
+    pub(crate) fn to_parameter_value(value: &[u8], ctx: speedy::Endianness) -> Vec<u8> {
+      let len = u32::try_from(value.len()).unwrap_or(u32::MAX);
+      let mut out = Vec::with_capacity(4 + value.len() + 3);
+      out.extend_from_slice(&match ctx {
+        speedy::Endianness::LittleEndian => len.to_le_bytes(),
+        speedy::Endianness::BigEndian => len.to_be_bytes(),
+      });
+      out.extend_from_slice(&value[..len as usize]);
+      while out.len() % 4 != 0 {
+        out.push(0);
+      }
+      out
+    }
+
+    /// Decode the value of a `PID_USER_DATA` parameter (a CDR
+    /// `sequence<octet>`). `None` if the declared length does not fit in the
+    /// parameter.
+    pub(crate) fn from_parameter_value(param: &[u8], ctx: speedy::Endianness) -> Option<Vec<u8>> {
+      let len_bytes: [u8; 4] = param.get(..4)?.try_into().ok()?;
+      let len = match ctx {
+        speedy::Endianness::LittleEndian => u32::from_le_bytes(len_bytes),
+        speedy::Endianness::BigEndian => u32::from_be_bytes(len_bytes),
+      };
+      let end = 4usize.checked_add(usize::try_from(len).ok()?)?;
+      param.get(4..end).map(<[u8]>::to_vec)
+    }
+  }
+
+  /*
   pub struct TopicData {
     pub value: Vec<u8>,
   }

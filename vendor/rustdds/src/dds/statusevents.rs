@@ -441,6 +441,8 @@ pub struct ParticipantDescription {
   pub guid: GUID,
   pub lease_duration: Option<Duration>,
   pub entity_name: Option<String>,
+  /// The participant's USER_DATA QoS (`PID_USER_DATA`), empty if none.
+  pub user_data: Vec<u8>,
   #[cfg(feature = "security")]
   pub supports_security: bool,
 }
@@ -454,6 +456,7 @@ impl From<&SpdpDiscoveredParticipantData> for ParticipantDescription {
       guid: dpd.participant_guid,
       lease_duration: dpd.lease_duration,
       entity_name: dpd.entity_name.clone(),
+      user_data: dpd.user_data.clone(),
       #[cfg(feature = "security")]
       supports_security: dpd.supports_security(),
     }

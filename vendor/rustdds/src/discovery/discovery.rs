@@ -1054,6 +1054,10 @@ impl Discovery {
     &mut self,
     participant_data: &SpdpDiscoveredParticipantData,
   ) {
+    if discovery_db_write(&self.discovery_db).participant_ignored(participant_data) {
+      trace!("SPDP from ignored participant {participant_data:?}");
+      return;
+    }
     let was_new = discovery_db_write(&self.discovery_db).update_participant(participant_data);
     let guid_prefix = participant_data.participant_guid.prefix;
 
@@ -1100,6 +1104,9 @@ impl Discovery {
   }
 
   fn process_participant_dispose(&mut self, participant_guidp: GuidPrefix) {
+    if discovery_db_write(&self.discovery_db).forget_ignored_participant(participant_guidp) {
+      return; // it was never known to anyone here
+    }
     discovery_db_write(&self.discovery_db).remove_participant(participant_guidp, true); // true = actively removed
     self.send_discovery_notification(DiscoveryNotificationType::ParticipantLost {
       guid_prefix: participant_guidp,
@@ -1209,6 +1216,12 @@ impl Discovery {
 
       if permission == NormalDiscoveryPermission::Allow {
         match d {
+          Sample::Value(d)
+            if discovery_db_read(&self.discovery_db)
+              .participant_prefix_ignored(d.reader_proxy.remote_reader_guid.prefix) =>
+          {
+            trace!("sedp_receive_subscription - ignored participant {d:?}");
+          }
           Sample::Value(d) => {
             trace!("sedp_receive_subscription - {d:?}");
             let drd = discovery_db_write(&self.discovery_db).update_subscription(&d);
@@ -1288,6 +1301,12 @@ impl Discovery {
 
       if permission == NormalDiscoveryPermission::Allow {
         match d {
+          Sample::Value(dwd)
+            if discovery_db_read(&self.discovery_db)
+              .participant_prefix_ignored(dwd.writer_proxy.remote_writer_guid.prefix) =>
+          {
+            trace!("sedp_receive_publication - ignored participant {dwd:?}");
+          }
           Sample::Value(dwd) => {
             trace!("sedp_receive_publication discovered {:?}", dwd);
             let discovered_writer_data =
@@ -1355,6 +1374,11 @@ impl Discovery {
 
       if permission == NormalDiscoveryPermission::Allow {
         match t {
+          Sample::Value((topic_data, writer))
+            if discovery_db_read(&self.discovery_db).participant_prefix_ignored(writer.prefix) =>
+          {
+            trace!("sedp_receive_topic_data - ignored participant {topic_data:?}");
+          }
           Sample::Value((topic_data, writer)) => {
             debug!("sedp_receive_topic_data discovered {:?}", topic_data);
             discovery_db_write(&self.discovery_db).update_topic_data(

@@ -12,7 +12,10 @@ use crate::{
   dds::{
     participant::DomainParticipant,
     qos::HasQoSPolicy,
-    statusevents::{DomainParticipantStatusEvent, LostReason, StatusChannelSender},
+    participant::ParticipantFilter,
+    statusevents::{
+      DomainParticipantStatusEvent, LostReason, ParticipantDescription, StatusChannelSender,
+    },
     topic::{Topic, TopicDescription},
   },
   rtps::{
@@ -79,7 +82,16 @@ pub(crate) struct DiscoveryDB {
   topic_updated_sender: std::sync::mpsc::SyncSender<()>,
 
   participant_status_sender: StatusChannelSender<DomainParticipantStatusEvent>,
+
+  // Participant filter (DomainParticipantBuilder::with_participant_filter) and
+  // the remote participants it rejected, with when each was last heard of.
+  participant_filter: Option<ParticipantFilter>,
+  ignored_participants: BTreeMap<GuidPrefix, Instant>,
 }
+
+// An ignored participant that has been silent this long is forgotten (it is
+// asked again, should it come back).
+const IGNORED_PARTICIPANT_RETENTION: std::time::Duration = std::time::Duration::from_secs(300);
 
 // How did we discover this topic
 #[derive(PartialEq, Eq, Clone, Copy, Debug)]
@@ -140,7 +152,52 @@ impl DiscoveryDB {
       topics: BTreeMap::new(),
       topic_updated_sender,
       participant_status_sender,
+      participant_filter: None,
+      ignored_participants: BTreeMap::new(),
     }
+  }
+
+  /// Install the participant filter: a remote participant it rejects is
+  /// ignored (never stored, matched or sent to).
+  pub fn set_participant_filter(&mut self, filter: Option<ParticipantFilter>) {
+    self.participant_filter = filter;
+  }
+
+  /// Whether discovery must ignore this SPDP announcement. The filter is asked
+  /// once per remote participant (when it is new); a rejection is remembered.
+  /// Our own participant is never ignored.
+  pub fn participant_ignored(&mut self, data: &SpdpDiscoveredParticipantData) -> bool {
+    let prefix = data.participant_guid.prefix;
+    if prefix == self.my_guid.prefix {
+      return false;
+    }
+    if let Some(last_seen) = self.ignored_participants.get_mut(&prefix) {
+      *last_seen = Instant::now();
+      return true;
+    }
+    if self.participant_proxies.contains_key(&prefix) {
+      return false;
+    }
+    let accept = match &self.participant_filter {
+      Some(filter) => filter(&ParticipantDescription::from(data)),
+      None => true,
+    };
+    if !accept {
+      info!("Participant {prefix:?} rejected by the participant filter: ignored");
+      self.ignored_participants.insert(prefix, Instant::now());
+    }
+    !accept
+  }
+
+  /// Whether the participant with this prefix is ignored (see
+  /// [`Self::participant_ignored`]).
+  pub fn participant_prefix_ignored(&self, prefix: GuidPrefix) -> bool {
+    self.ignored_participants.contains_key(&prefix)
+  }
+
+  /// Forget an ignored participant (it announced its disposal).
+  pub fn forget_ignored_participant(&mut self, prefix: GuidPrefix) -> bool {
+    self.ignored_participants.remove(&prefix).is_some()
   }
 
   fn send_participant_status(&self, event: DomainParticipantStatusEvent) {
@@ -306,6 +363,9 @@ impl DiscoveryDB {
   // lease_duration
   pub fn participant_cleanup(&mut self) -> Vec<(GuidPrefix, LostReason)> {
     let inow = Instant::now();
+    self
+      .ignored_participants
+      .retain(|_, last_seen| inow.duration_since(*last_seen) < IGNORED_PARTICIPANT_RETENTION);
 
     let mut to_remove = Vec::new();
     // TODO: We are not cleaning up liast_life_signs table, but that should not be a
@@ -670,7 +730,11 @@ impl DiscoveryDB {
       reader_proxy: ReaderProxy::from(reader_proxy),
       subscription_topic_data: subscription_data,
       content_filter,
-      user_data: Vec::new(),
+      user_data: reader
+        .qos_policy
+        .user_data()
+        .map(|u| u.value.clone())
+        .unwrap_or_default(),
     }
   }
 
@@ -883,6 +947,45 @@ mod tests {
     assert!(discoverydb.participant_proxies.is_empty());
 
     // TODO: more operations tests
+  }
+
+  #[test]
+  fn discdb_participant_filter_ignores_rejected_participants() {
+    let (discovery_db_event_sender, _discovery_db_event_receiver) =
+      std::sync::mpsc::sync_channel::<()>(4);
+    let (status_sender, _status_receiver) = sync_status_channel(16).unwrap();
+    let my_guid = GUID::new_participant_guid();
+    let mut discoverydb = DiscoveryDB::new(my_guid, discovery_db_event_sender, status_sender);
+    let asked = Arc::new(Mutex::new(0));
+    let asked_in_filter = asked.clone();
+    discoverydb.set_participant_filter(Some(Arc::new(move |p: &ParticipantDescription| {
+      *asked_in_filter.lock().unwrap() += 1;
+      p.user_data != b"ignore me"
+    })));
+
+    let mut ignored = spdp_participant_data().unwrap();
+    ignored.user_data = b"ignore me".to_vec();
+    assert!(discoverydb.participant_ignored(&ignored));
+    assert!(discoverydb.participant_ignored(&ignored)); // remembered, not asked again
+    assert!(discoverydb.participant_prefix_ignored(ignored.participant_guid.prefix));
+    assert_eq!(*asked.lock().unwrap(), 1);
+
+    let mut accepted = spdp_participant_data().unwrap();
+    accepted.participant_guid = GUID::new_participant_guid();
+    accepted.user_data = b"welcome".to_vec();
+    assert!(!discoverydb.participant_ignored(&accepted));
+    discoverydb.update_participant(&accepted);
+    assert!(!discoverydb.participant_ignored(&accepted)); // known: not asked again
+    assert_eq!(*asked.lock().unwrap(), 2);
+
+    // Our own announcement is never filtered.
+    let mut me = spdp_participant_data().unwrap();
+    me.participant_guid = my_guid;
+    me.user_data = b"ignore me".to_vec();
+    assert!(!discoverydb.participant_ignored(&me));
+
+    assert!(discoverydb.forget_ignored_participant(ignored.participant_guid.prefix));
+    assert!(!discoverydb.participant_prefix_ignored(ignored.participant_guid.prefix));
   }
 
   #[test]

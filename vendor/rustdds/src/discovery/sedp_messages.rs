@@ -1,4 +1,4 @@
-use std::time::Instant;
+use std::{collections::BTreeMap, time::Instant};
 
 use serde::{Deserialize, Serialize};
 #[allow(unused_imports)]
@@ -16,7 +16,7 @@ use crate::{
       policy::{
         DataRepresentation, Deadline, DestinationOrder, Durability, History, LatencyBudget,
         Lifespan, Liveliness, Ownership, Presentation, Reliability, ResourceLimits,
-        TimeBasedFilter,
+        TimeBasedFilter, UserData,
       },
       HasQoSPolicy, QosPolicies,
     },
@@ -156,6 +156,25 @@ impl From<RtpsReaderProxy> for ReaderProxy {
 // =======================================================================
 // =======================================================================
 
+/// The USER_DATA of a discovery parameter list: the bytes of the first
+/// `PID_USER_DATA` (a CDR `sequence<octet>`), empty if absent or malformed.
+pub(crate) fn user_data_from_pl_map(
+  pl_map: &BTreeMap<ParameterId, Vec<&Parameter>>,
+  ctx: speedy::Endianness,
+) -> Vec<u8> {
+  pl_map
+    .get(&ParameterId::PID_USER_DATA)
+    .and_then(|v| v.first())
+    .and_then(|p| {
+      let decoded = UserData::from_parameter_value(&p.value, ctx);
+      if decoded.is_none() {
+        warn!("Malformed PID_USER_DATA ignored: {:?}", p.value);
+      }
+      decoded
+    })
+    .unwrap_or_default()
+}
+
 /// DDS SubscriptionBuiltinTopicData
 /// Type specified in RTPS v2.3 spec Figure 8.30
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,6 +306,7 @@ impl SubscriptionBuiltinTopicData {
       resource_limits: None, // nor Resource Limits, see Figure 8.30 in RTPS spec 2.5
       lifespan: self.lifespan,
       data_representation: self.data_representation.clone(),
+      user_data: None, // carried by DiscoveredReaderData/DiscoveredWriterData
 
       #[cfg(feature = "security")]
       property: None, // TODO: no property QoS?
@@ -418,11 +438,7 @@ impl PlCdrDeserialize for DiscoveredReaderData {
 
     let qos = QosPolicies::from_parameter_list(ctx, &pl_map)?;
 
-    let user_data = pl_map
-      .get(&ParameterId::PID_USER_DATA)
-      .and_then(|v| v.first())
-      .map(|p| p.value.clone())
-      .unwrap_or_default();
+    let user_data = user_data_from_pl_map(&pl_map, ctx);
 
     Ok(DiscoveredReaderData {
       reader_proxy: ReaderProxy::new(
@@ -498,7 +514,7 @@ impl ParameterListable for DiscoveredReaderData {
           security_info,
         },
       content_filter,
-      user_data: _,
+      user_data,
     } = self;
 
     let mut pl = ParameterList::new();
@@ -552,6 +568,12 @@ impl ParameterListable for DiscoveredReaderData {
     emit!(PID_TOPIC_NAME, &topic_name.clone().into(), StringWithNul);
     emit!(PID_TYPE_NAME, &type_name.clone().into(), StringWithNul);
     pl.parameters.append(&mut qos.to_parameter_list(ctx)?);
+    if !user_data.is_empty() {
+      pl.push(Parameter::new(
+        ParameterId::PID_USER_DATA,
+        UserData::to_parameter_value(user_data, ctx),
+      ));
+    }
     emit_option!(
       PID_SERVICE_INSTANCE_NAME,
       &service_instance_name.clone().map(|e| e.into()),
@@ -736,6 +758,7 @@ impl PublicationBuiltinTopicData {
       resource_limits: None, // nor Resource Limits, see Figure 8.30 in RTPS spec 2.5
       lifespan: self.lifespan,
       data_representation: self.data_representation.clone(),
+      user_data: None, // carried by DiscoveredReaderData/DiscoveredWriterData
       #[cfg(feature = "security")]
       property: None, // TODO: no property Qos?
     }
@@ -810,7 +833,11 @@ impl DiscoveredWriterData {
       last_updated: Instant::now(),
       writer_proxy,
       publication_topic_data,
-      user_data: Vec::new(),
+      user_data: writer
+        .qos()
+        .user_data()
+        .map(|u| u.value.clone())
+        .unwrap_or_default(),
     }
   }
 }
@@ -877,11 +904,7 @@ impl PlCdrDeserialize for DiscoveredWriterData {
 
     let qos = QosPolicies::from_parameter_list(ctx, &pl_map)?;
 
-    let user_data = pl_map
-      .get(&ParameterId::PID_USER_DATA)
-      .and_then(|v| v.first())
-      .map(|p| p.value.clone())
-      .unwrap_or_default();
+    let user_data = user_data_from_pl_map(&pl_map, ctx);
 
     Ok(DiscoveredWriterData {
       last_updated: Instant::now(),
@@ -956,7 +979,7 @@ impl ParameterListable for DiscoveredWriterData {
           #[cfg(feature = "security")]
           security_info,
         },
-      user_data: _,
+      user_data,
     } = self;
 
     let mut pl = ParameterList::new();
@@ -1010,6 +1033,12 @@ impl ParameterListable for DiscoveredWriterData {
     emit!(PID_TOPIC_NAME, &topic_name.clone().into(), StringWithNul);
     emit!(PID_TYPE_NAME, &type_name.clone().into(), StringWithNul);
     pl.parameters.append(&mut qos.to_parameter_list(ctx)?);
+    if !user_data.is_empty() {
+      pl.push(Parameter::new(
+        ParameterId::PID_USER_DATA,
+        UserData::to_parameter_value(user_data, ctx),
+      ));
+    }
     emit_option!(
       PID_SERVICE_INSTANCE_NAME,
       &service_instance_name.clone().map(|e| e.into()),
@@ -1097,6 +1126,7 @@ impl HasQoSPolicy for TopicBuiltinTopicData {
       resource_limits: self.resource_limits,
       lifespan: self.lifespan,
       data_representation: None, // Topic-level DATA_REPRESENTATION not tracked
+      user_data: None,
       #[cfg(feature = "security")]
       property: None, // TODO: no property Qos?
     }
@@ -1464,6 +1494,68 @@ mod tests {
     let sdata2 =
       PlCdrSerializerAdapter::<DiscoveredWriterData, LittleEndian>::to_bytes(&dwd2).unwrap();
     assert_eq!(sdata, sdata2);
+  }
+
+  #[test]
+  fn td_discovered_endpoint_user_data_ser_deser() {
+    // USER_DATA is a CDR sequence<octet> (DDS v1.4 2.2.3.1): length, bytes,
+    // padding. An odd length checks the padding; BE checks the length's byte
+    // order.
+    let user_data = b"typehash=RIHS01_abc;".to_vec()[..19].to_vec();
+    for encoding in [
+      RepresentationIdentifier::PL_CDR_LE,
+      RepresentationIdentifier::PL_CDR_BE,
+    ] {
+      let mut writer_proxy = writer_proxy_data().unwrap();
+      let pub_topic_data = publication_builtin_topic_data().unwrap();
+      writer_proxy.remote_writer_guid = pub_topic_data.key;
+      let dwd = DiscoveredWriterData {
+        last_updated: Instant::now(),
+        writer_proxy,
+        publication_topic_data: pub_topic_data,
+        user_data: user_data.clone(),
+      };
+      let sdata = dwd.to_pl_cdr_bytes(encoding).unwrap();
+      let dwd2: DiscoveredWriterData =
+        PlCdrDeserializerAdapter::from_bytes(&sdata, encoding).unwrap();
+      assert_eq!(dwd2.user_data, user_data);
+
+      let mut reader_proxy = reader_proxy_data().unwrap();
+      let sub_topic_data = subscription_builtin_topic_data().unwrap();
+      reader_proxy.remote_reader_guid = sub_topic_data.key;
+      let drd = DiscoveredReaderData {
+        reader_proxy,
+        subscription_topic_data: sub_topic_data,
+        content_filter: None,
+        user_data: user_data.clone(),
+      };
+      let sdata = drd.to_pl_cdr_bytes(encoding).unwrap();
+      let drd2: DiscoveredReaderData =
+        PlCdrDeserializerAdapter::from_bytes(&sdata, encoding).unwrap();
+      assert_eq!(drd2, drd);
+    }
+  }
+
+  #[test]
+  fn user_data_parameter_value_is_an_octet_sequence() {
+    let le = UserData::to_parameter_value(b"abcde", speedy::Endianness::LittleEndian);
+    assert_eq!(le, [5, 0, 0, 0, b'a', b'b', b'c', b'd', b'e', 0, 0, 0]);
+    let be = UserData::to_parameter_value(b"abcd", speedy::Endianness::BigEndian);
+    assert_eq!(be, [0, 0, 0, 4, b'a', b'b', b'c', b'd']);
+    assert_eq!(
+      UserData::from_parameter_value(&le, speedy::Endianness::LittleEndian),
+      Some(b"abcde".to_vec())
+    );
+    // A declared length beyond the parameter is rejected, not allocated.
+    let lying = [0xff, 0xff, 0xff, 0x7f, b'a', 0, 0, 0];
+    assert_eq!(
+      UserData::from_parameter_value(&lying, speedy::Endianness::LittleEndian),
+      None
+    );
+    assert_eq!(
+      UserData::from_parameter_value(&[1, 0], speedy::Endianness::LittleEndian),
+      None
+    );
   }
 
   // Do not test ser/deser. This is never seen on the wire out of

@@ -65,6 +65,7 @@ pub struct SpdpDiscoveredParticipantData {
   pub manual_liveliness_count: i32,        // PartProxy
   pub builtin_endpoint_qos: Option<BuiltinEndpointQos>, // PartProxy
   pub entity_name: Option<String>,         // where does this come from??
+  pub user_data: Vec<u8>,                  // USER_DATA QoS (PID_USER_DATA), empty if none
 
   // security
   #[cfg(feature = "security")]
@@ -221,6 +222,11 @@ impl SpdpDiscoveredParticipantData {
       manual_liveliness_count: 0,
       builtin_endpoint_qos: None,
       entity_name: None,
+      user_data: participant
+        .qos()
+        .user_data()
+        .map(|u| u.value.clone())
+        .unwrap_or_default(),
 
       // DDS Security
       #[cfg(feature = "security")]
@@ -312,6 +318,8 @@ impl PlCdrDeserialize for SpdpDiscoveredParticipantData {
       get_option_from_pl_map::< _ , StringWithNul>(&pl_map, ctx, ParameterId::PID_ENTITY_NAME, "entity name")?
       .map( String::from );
 
+    let user_data = crate::discovery::sedp_messages::user_data_from_pl_map(&pl_map, ctx);
+
     // DDS security
     #[cfg(feature = "security")]
     let identity_token: Option<IdentityToken> = get_option_from_pl_map(
@@ -358,6 +366,7 @@ impl PlCdrDeserialize for SpdpDiscoveredParticipantData {
       manual_liveliness_count,
       builtin_endpoint_qos,
       entity_name,
+      user_data,
       #[cfg(feature = "security")]
       identity_token,
       #[cfg(feature = "security")]
@@ -404,6 +413,7 @@ impl ParameterListable for SpdpDiscoveredParticipantData {
       manual_liveliness_count,
       builtin_endpoint_qos,
       entity_name,
+      user_data,
 
       // DDS security
       #[cfg(feature = "security")]
@@ -488,6 +498,12 @@ impl ParameterListable for SpdpDiscoveredParticipantData {
     // and does not follow CDR encoding.
     let entity_name_n: Option<StringWithNul> = entity_name.clone().map(|e| e.into());
     emit_option!(PID_ENTITY_NAME, &entity_name_n, StringWithNul);
+    if !user_data.is_empty() {
+      pl.push(Parameter::new(
+        ParameterId::PID_USER_DATA,
+        crate::dds::qos::policy::UserData::to_parameter_value(user_data, ctx),
+      ));
+    }
 
     #[cfg(feature = "security")] // DDS security
     {
@@ -622,6 +638,19 @@ mod tests {
         _ => continue,
       }
     }
+  }
+
+  #[test]
+  fn participant_user_data_ser_deser() {
+    let mut participant_data = spdp_participant_data().unwrap();
+    assert!(participant_data.user_data.is_empty());
+    participant_data.user_data = b"enclave=/;hibari=x;".to_vec();
+    let sdata = participant_data
+      .to_pl_cdr_bytes(RepresentationIdentifier::PL_CDR_LE)
+      .unwrap();
+    let participant_data_2: SpdpDiscoveredParticipantData =
+      PlCdrDeserializerAdapter::from_bytes(&sdata, RepresentationIdentifier::PL_CDR_LE).unwrap();
+    assert_eq!(participant_data_2.user_data, participant_data.user_data);
   }
 
   #[test]

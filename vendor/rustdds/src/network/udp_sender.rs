@@ -38,6 +38,71 @@ pub struct UDPSender {
   // sent immediately. Drained on write readiness by `flush_control`.
   // (see src/rtps/nonblocking_transmit_design.md)
   control_queues: RefCell<HashMap<SocketId, ControlQueue>>,
+
+  // Optional send-rate limit over all sockets (DomainParticipantBuilder::
+  // send_rate_limit). A datagram it holds back is reported as WouldBlock, so
+  // bulk data waits with its cursor and control datagrams queue.
+  pacer: RefCell<Option<Pacer>>,
+}
+
+/// Token bucket limiting the bytes sent per second, so that a burst of
+/// fragments does not overrun a receiver's socket buffer (a stock Linux
+/// `rmem_default` is 208 KiB; on loopback a sender fills it in microseconds).
+#[derive(Debug)]
+pub(crate) struct Pacer {
+  bytes_per_sec: f64,
+  burst: f64,
+  tokens: f64,
+  last: std::time::Instant,
+}
+
+// A wait for tokens shorter than this is slept in place (the event loop's poll
+// timeout has a 1 ms resolution); a longer one is reported as WouldBlock.
+const PACER_MAX_INLINE_WAIT: std::time::Duration = std::time::Duration::from_micros(1000);
+
+impl Pacer {
+  pub(crate) fn new(bytes_per_sec: u64, burst_bytes: usize) -> Self {
+    let burst = burst_bytes.max(1) as f64;
+    Self {
+      bytes_per_sec: bytes_per_sec.max(1) as f64,
+      burst,
+      tokens: burst,
+      last: std::time::Instant::now(),
+    }
+  }
+
+  fn refill(&mut self, now: std::time::Instant) {
+    let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+    self.last = now;
+    self.tokens = (self.tokens + elapsed * self.bytes_per_sec).min(self.burst);
+  }
+
+  /// Time until a datagram may go (zero: now).
+  pub(crate) fn delay(&mut self, now: std::time::Instant) -> std::time::Duration {
+    self.refill(now);
+    if self.tokens > 0.0 {
+      std::time::Duration::ZERO
+    } else {
+      std::time::Duration::from_secs_f64((1.0 - self.tokens) / self.bytes_per_sec)
+    }
+  }
+
+  /// Admit a datagram of `len` bytes now, sleeping for a short wait. A
+  /// datagram is admitted while the bucket is positive and may take it below
+  /// zero, so the long-run rate is `bytes_per_sec` and a burst is at most
+  /// `burst` plus one datagram.
+  fn admit(&mut self, len: usize) -> bool {
+    let wait = self.delay(std::time::Instant::now());
+    if wait > PACER_MAX_INLINE_WAIT {
+      return false;
+    }
+    if !wait.is_zero() {
+      std::thread::sleep(wait);
+      self.refill(std::time::Instant::now());
+    }
+    self.tokens -= len as f64;
+    true
+  }
 }
 
 impl UDPSender {
@@ -160,6 +225,7 @@ impl UDPSender {
       unicast_socket,
       multicast_sockets,
       control_queues: RefCell::new(HashMap::new()),
+      pacer: RefCell::new(None),
     };
     info!("UDPSender::new() --> {sender:?}");
     Ok(sender)
@@ -209,8 +275,30 @@ impl UDPSender {
     }
   }
 
-  /// One non-blocking datagram send. Never blocks; classifies the result.
+  /// Limit the send rate of all sockets to `bytes_per_sec`, in bursts of at
+  /// most about `burst_bytes` (None: unlimited, the default).
+  pub(crate) fn set_rate_limit(&self, limit: Option<(u64, usize)>) {
+    *self.pacer.borrow_mut() = limit.map(|(rate, burst)| Pacer::new(rate, burst));
+  }
+
+  /// With a rate limit: how long until the next datagram may go (zero: now).
+  /// None without a rate limit.
+  pub(crate) fn pacing_delay(&self) -> Option<std::time::Duration> {
+    self
+      .pacer
+      .borrow_mut()
+      .as_mut()
+      .map(|p| p.delay(std::time::Instant::now()))
+  }
+
+  /// One non-blocking datagram send. Never blocks (a rate limit may sleep for
+  /// under a millisecond); classifies the result.
   fn raw_send(&self, id: SocketId, addr: SocketAddr, buffer: &[u8]) -> SendOutcome {
+    if let Some(pacer) = self.pacer.borrow_mut().as_mut() {
+      if !pacer.admit(buffer.len()) {
+        return SendOutcome::WouldBlock;
+      }
+    }
     let Some(socket) = self.socket_ref(id) else {
       error!("raw_send: no socket for {id:?}");
       return SendOutcome::Dropped;
@@ -354,7 +442,7 @@ impl UDPSender {
   /// dropped) if the socket is congested.
   pub fn send_to_locator(&self, buffer: &[u8], locator: &Locator) {
     if buffer.len() > 1500 {
-      warn!("send_to_locator: Message size = {}", buffer.len());
+      trace!("send_to_locator: Message size = {}", buffer.len());
     }
     let Some(socket_address) = self.locator_socket_addr(locator, "send_to_locator") else {
       return;
@@ -396,7 +484,7 @@ impl UDPSender {
     interface: &InterfaceSelector,
   ) {
     if buffer.len() > 1500 {
-      warn!(
+      trace!(
         "send_to_multicast_locator_via: Message size = {}",
         buffer.len()
       );
@@ -439,7 +527,7 @@ impl UDPSender {
   /// datagram (WouldBlock), so the caller can stop and arm write readiness.
   pub(crate) fn try_send_to_locator(&self, buffer: &[u8], locator: &Locator) -> Vec<SocketId> {
     if buffer.len() > 1500 {
-      warn!("try_send_to_locator: Message size = {}", buffer.len());
+      trace!("try_send_to_locator: Message size = {}", buffer.len());
     }
     let mut blocked = Vec::new();
     let Some(socket_address) = self.locator_socket_addr(locator, "try_send_to_locator") else {
@@ -468,7 +556,7 @@ impl UDPSender {
     interface: &InterfaceSelector,
   ) -> Vec<SocketId> {
     if buffer.len() > 1500 {
-      warn!(
+      trace!(
         "try_send_to_multicast_locator_via: Message size = {}",
         buffer.len()
       );
@@ -540,6 +628,24 @@ impl UDPSender {
 mod tests {
   use super::*;
   use crate::network::udp_listener::*;
+
+  #[test]
+  fn pacer_limits_bursts_and_rate() {
+    // 1000 bytes/s, bursts of 100 bytes: the first datagram goes at once (and
+    // may overdraw), the next must wait ~ the overdraft / rate: far beyond the
+    // in-place wait, so it is refused (WouldBlock) with a matching delay.
+    let mut pacer = Pacer::new(1000, 100);
+    assert!(pacer.admit(150));
+    assert!(!pacer.admit(10));
+    let delay = pacer.delay(std::time::Instant::now());
+    assert!(delay > std::time::Duration::from_millis(40), "{delay:?}");
+    assert!(delay <= std::time::Duration::from_millis(51), "{delay:?}");
+    // A fast rate admits by sleeping in place.
+    let mut fast = Pacer::new(1_000_000_000, 1000);
+    for _ in 0..10 {
+      assert!(fast.admit(1000));
+    }
+  }
 
   #[test]
   fn udps_single_send() {

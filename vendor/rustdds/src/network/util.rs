@@ -152,6 +152,31 @@ pub fn get_local_multicast_locators(port: u16) -> Vec<Locator> {
   vec![Locator::from(saddr)]
 }
 
+/// The unicast SPDP locators of initial peers: every `peer` on the
+/// well-known discovery port of every participant id in
+/// `0..max_participants`, but not `own_participant_id` on loopback (that is
+/// this participant itself).
+pub fn initial_peer_spdp_locators(
+  domain_id: u16,
+  own_participant_id: u16,
+  peers: &[IpAddr],
+  max_participants: u16,
+) -> Vec<Locator> {
+  peers
+    .iter()
+    .flat_map(|peer| {
+      (0..max_participants)
+        .filter(move |pid| !(peer.is_loopback() && *pid == own_participant_id))
+        .map(move |pid| {
+          Locator::from(SocketAddr::new(
+            *peer,
+            crate::network::constant::spdp_well_known_unicast_port(domain_id, pid),
+          ))
+        })
+    })
+    .collect()
+}
+
 /// Build the unicast "localhost SPDP peer" locators for same-host discovery.
 ///
 /// Returns `127.0.0.1:spdp_well_known_unicast_port(domain_id, pid)` for every
@@ -175,6 +200,23 @@ pub fn localhost_spdp_peer_locators(
       ))
     })
     .collect()
+}
+
+/// The local IPv4 addresses of the non-loopback interfaces: what a participant
+/// advertises when it advertises loopback only as a last resort (see
+/// `DomainParticipantBuilder::advertise_loopback`).
+pub(crate) fn non_loopback_ipv4_addrs() -> Vec<IpAddr> {
+  non_loopback_ipv4_addrs_inner(&local_interface_table())
+}
+
+fn non_loopback_ipv4_addrs_inner(ifaces: &[IfAddr]) -> Vec<IpAddr> {
+  let mut addrs: Vec<IpAddr> = ifaces
+    .iter()
+    .filter(|ifa| ifa.ip.is_ipv4() && !ifa.is_loopback && !ifa.ip.is_loopback())
+    .map(|ifa| ifa.ip)
+    .collect();
+  addrs.dedup();
+  addrs
 }
 
 pub fn get_local_unicast_locators_filtered(
@@ -291,7 +333,8 @@ mod tests {
 
   use super::{
     build_ifindex_map_inner, get_local_multicast_ip_addrs_inner, get_local_unicast_locators_inner,
-    localhost_spdp_peer_locators, path_mtu_payload_for_peer, IfAddr, InterfaceSelector,
+    localhost_spdp_peer_locators, non_loopback_ipv4_addrs_inner, path_mtu_payload_for_peer, IfAddr,
+    InterfaceSelector,
   };
   use crate::{
     network::constant::spdp_well_known_unicast_port,
@@ -533,6 +576,21 @@ mod tests {
       path_mtu_payload_for_peer(&[], v4(192, 168, 1, 1)),
       FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE
     );
+  }
+
+  #[test]
+  fn non_loopback_addrs_skip_loopback_and_ipv6() {
+    let ifaces = vec![
+      iface(v4(127, 0, 0, 1), 1, true, false),
+      iface(v4(10, 0, 0, 2), 2, false, true),
+      iface("fd00::2".parse().unwrap(), 2, false, true),
+    ];
+    assert_eq!(
+      non_loopback_ipv4_addrs_inner(&ifaces),
+      vec![v4(10, 0, 0, 2)]
+    );
+    let only_lo = vec![iface(v4(127, 0, 0, 1), 1, true, false)];
+    assert!(non_loopback_ipv4_addrs_inner(&only_lo).is_empty());
   }
 
   #[test]

@@ -14,7 +14,12 @@ use crate::{
   QosPolicies,
 };
 
-pub const PREEMPTIVE_ACKNACK_PERIOD: Duration = Duration::from_secs(5);
+// How often a reliable Reader repeats its pre-emptive ACKNACK to matched
+// writers it has not heard from yet. A writer ignores the one sent on match if
+// it has not matched the reader by then (e.g. Fast DDS, when our SEDP reaches
+// it later than its reaches us); it answers a repeat with a HEARTBEAT, rather
+// than after its own heartbeat period (Fast DDS: 3 s).
+pub const PREEMPTIVE_ACKNACK_PERIOD: Duration = Duration::from_millis(500);
 
 pub const CACHE_CLEAN_PERIOD: Duration = Duration::from_secs(4);
 
@@ -101,13 +106,38 @@ pub const FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE: usize = 1452;
 // 1452).
 pub const DATAGRAM_HEADER_OVERHEAD: usize = 48;
 
-// Constant RTPS fragment size (serialized-payload bytes per fragment) used by
-// the writer when a sample must be sent as DATAFRAG. The RTPS spec requires the
+// RTPS fragment size (serialized-payload bytes per fragment) used by a writer
+// when a sample must be sent as DATAFRAG, unless set with
+// `DomainParticipantBuilder::fragment_size`. The RTPS spec requires the
 // fragment size to be fixed for a given Writer and identical for all remote
-// Readers (v2.5 Section 8.4.14.1.1), so this is a constant and must NOT be
-// varied per peer. Per-peer path MTU only controls how many fragments we pack
-// into each DATAFRAG submessage / datagram, never the fragment size itself.
-pub const FRAGMENT_SIZE: usize = 256;
+// Readers (v2.5 Section 8.4.14.1.1), so it must NOT be varied per peer.
+// Per-peer path MTU only controls how many fragments we pack into each
+// DATAFRAG submessage / datagram, never the fragment size itself.
+//
+// The default is near the UDP datagram limit, as in Fast DDS (whose receive
+// buffers hold 65500-byte messages): one fragment per datagram, which the IP
+// layer fragments on links with a smaller MTU. It was 256 bytes, which made a
+// 6 MB sample 24,000 fragments (~4,600 datagrams): per-fragment overhead, and a
+// repair that NACK_FRAG (at most 256 fragments per submessage) could not keep
+// up with.
+pub const DEFAULT_FRAGMENT_SIZE: u16 = 64_000;
+// Bounds for a configured fragment size. The upper bound leaves room for the
+// RTPS header, INFO_TS / INFO_DST, the DATAFRAG header and inline QoS within a
+// 65,500-byte message.
+pub const MIN_FRAGMENT_SIZE: u16 = 256;
+pub const MAX_FRAGMENT_SIZE: u16 = 65_000;
+
+// Most bytes of DATAFRAG payload one NACK_FRAG repair round sends to one
+// reader (at least 8 fragments).
+pub const REPAIR_FRAGS_BATCH_MAX_BYTES: usize = 1024 * 1024;
+
+// A NACK_FRAG that asks again for a fragment repaired less than this ago is
+// not answered for that fragment: the request crossed the repair (readers
+// NACK_FRAG on every HEARTBEAT). Without it a lossy reader gets each missing
+// fragment several times, which under a send-rate limit feeds on itself.
+pub const NACKFRAG_SUPPRESSION_DURATION: std::time::Duration = std::time::Duration::from_millis(20);
+// Bound on the repaired-fragment records kept per reader for that.
+pub const MAX_TRACKED_REPAIRED_FRAGS: usize = 4096;
 
 /// Convert an interface MTU into the RTPS-message (UDP payload) budget usable
 /// for submessage/fragment packing: `mtu - DATAGRAM_HEADER_OVERHEAD`, floored

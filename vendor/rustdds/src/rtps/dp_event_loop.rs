@@ -13,6 +13,7 @@ use mio1::{Events, Interest, Poll, Token};
 
 use crate::{
   dds::{
+    participant::{EndpointMatchFilter, ParticipantOptions},
     qos::policy,
     result::{CreateError, CreateResult},
     statusevents::{DomainParticipantStatusEvent, StatusChannelSender},
@@ -27,7 +28,9 @@ use crate::{
     constant::SPDP_LOCALHOST_PEER_COUNT,
     udp_listener::UDPListener,
     udp_sender::UDPSender,
-    util::{local_interface_table, localhost_spdp_peer_locators, IfAddr},
+    util::{
+      initial_peer_spdp_locators, local_interface_table, localhost_spdp_peer_locators, IfAddr,
+    },
   },
   polling::{
     new_shared_timer, timeout_until, wake_channel, LoopWaker, ReadyReceiver, SharedTimer,
@@ -140,6 +143,9 @@ pub struct DPEventLoop {
   // route same-host peers over loopback. See
   // `src/rtps/loopback_same_host_design.md`.
   same_host_loopback: bool,
+
+  // Participant-wide options (DomainParticipantBuilder).
+  options: ParticipantOptions,
 }
 
 impl DPEventLoop {
@@ -164,6 +170,7 @@ impl DPEventLoop {
     only_networks: Option<Arc<[IpAddr]>>,
     socket_send_buffer_size: usize,
     same_host_loopback: bool,
+    options: ParticipantOptions,
     reader_ready: ReadyReceiver<EntityId>,
     writer_ready: ReadyReceiver<EntityId>,
     waker: LoopWaker,
@@ -216,6 +223,8 @@ impl DPEventLoop {
       "UDPSender construction fail"
     );
 
+    udp_sender.set_rate_limit(options.send_rate_limit);
+
     #[cfg(not(feature = "security"))]
     let security_plugins_opt = security_plugins_opt.and(None); // make sure it is None an consume value
 
@@ -257,7 +266,15 @@ impl DPEventLoop {
       participant_status_sender,
       discovery_command_sender,
       same_host_loopback,
+      options,
     })
+  }
+
+  /// With `ignore_local_endpoints`, this participant's own user endpoints
+  /// never match each other.
+  fn ignored_as_local(&self, remote_endpoint: GUID) -> bool {
+    self.options.ignore_local
+      && remote_endpoint.prefix == self.domain_info.domain_participant_guid.prefix
   }
 
   pub fn event_loop(self) {
@@ -302,7 +319,15 @@ impl DPEventLoop {
       } else {
         Duration::from_millis(2)
       };
-      let poll_timeout = timeout_until(ev_wrapper.shared_timer.borrow().next_deadline(), idle_cap);
+      let mut poll_timeout =
+        timeout_until(ev_wrapper.shared_timer.borrow().next_deadline(), idle_cap);
+      // Sends held back by the rate limit resume when it allows (no socket
+      // readiness edge will come for them).
+      if ev_wrapper.has_pending_outbound() {
+        if let Some(delay) = ev_wrapper.udp_sender.pacing_delay() {
+          poll_timeout = poll_timeout.min(delay);
+        }
+      }
       match ev_wrapper.poll.poll(&mut events, Some(poll_timeout)) {
         Ok(_) => {}
         Err(e) => {
@@ -573,6 +598,25 @@ impl DPEventLoop {
     self.reconcile_writable_interest();
     #[cfg(not(unix))]
     self.drain_outbound_fallback();
+    // With a send-rate limit, a datagram it held back looks like WouldBlock,
+    // but the socket stays writable and gives no readiness edge: serve the
+    // pending sockets again once the limit allows.
+    if self.has_pending_outbound()
+      && self
+        .udp_sender
+        .pacing_delay()
+        .is_some_and(|delay| delay.is_zero())
+    {
+      for sid in self.udp_sender.socket_ids() {
+        let pending = self.udp_sender.control_backlogged(sid)
+          || self.bulk_ready.get(&sid).is_some_and(|q| !q.is_empty());
+        if pending {
+          self.on_socket_writable(sid);
+        }
+      }
+      #[cfg(unix)]
+      let _ = self.sync_writable_interest();
+    }
   }
 
   // Arm write-readiness poll interest for sockets that have queued work, and
@@ -880,22 +924,34 @@ impl DPEventLoop {
       "remote_reader_discovered on {:?}",
       remote_reader.subscription_topic_data.topic_name
     );
+    let description = EndpointDescription {
+      updated_time: Utc::now(),
+      guid: remote_reader.reader_proxy.remote_reader_guid,
+      topic_name: remote_reader.subscription_topic_data.topic_name.clone(),
+      type_name: remote_reader.subscription_topic_data.type_name().clone(),
+      qos: remote_reader.subscription_topic_data.qos(),
+      user_data: remote_reader.user_data.clone(),
+    };
     self
       .participant_status_sender
       .try_send(DomainParticipantStatusEvent::ReaderDetected {
-        reader: EndpointDescription {
-          updated_time: Utc::now(),
-          guid: remote_reader.reader_proxy.remote_reader_guid,
-          topic_name: remote_reader.subscription_topic_data.topic_name.clone(),
-          type_name: remote_reader.subscription_topic_data.type_name().clone(),
-          qos: remote_reader.subscription_topic_data.qos(),
-          user_data: remote_reader.user_data.clone(),
-        },
+        reader: description.clone(),
       })
       .unwrap_or_else(|e| error!("Cannot report participant status: {e:?}"));
 
+    if self.ignored_as_local(remote_reader.reader_proxy.remote_reader_guid) {
+      return;
+    }
+
     for writer in self.writers.values_mut() {
-      if remote_reader.subscription_topic_data.topic_name() == writer.topic_name() {
+      if remote_reader.subscription_topic_data.topic_name() == writer.topic_name()
+        && Self::endpoints_may_match(
+          &self.discovery_db,
+          self.options.endpoint_match_filter.as_ref(),
+          writer.guid(),
+          &description,
+        )
+      {
         #[cfg(not(feature = "security"))]
         let match_to_reader = true;
         #[cfg(feature = "security")]
@@ -962,6 +1018,59 @@ impl DPEventLoop {
     }
   }
 
+  /// Whether the local endpoint `local` and the remote endpoint `remote`, of
+  /// the same topic, may be matched: user-defined endpoints only if their
+  /// type names are equal (DDS v1.4 Section 2.2.3, RTPS v2.5 Section 8.5.5.1:
+  /// a match needs the same topic and type) and the participant's endpoint
+  /// match filter, if any, accepts them.
+  fn endpoints_may_match(
+    discovery_db: &Arc<RwLock<DiscoveryDB>>,
+    filter: Option<&EndpointMatchFilter>,
+    local: GUID,
+    remote: &EndpointDescription,
+  ) -> bool {
+    if !(local.entity_id.entity_kind.is_user_defined()
+      && remote.guid.entity_id.entity_kind.is_user_defined())
+    {
+      return true;
+    }
+    let db = discovery_db_read(discovery_db);
+    let local_description = if local.entity_id.entity_kind.is_writer() {
+      db.get_local_topic_writer(local)
+        .map(|w| EndpointDescription {
+          updated_time: Utc::now(),
+          guid: local,
+          topic_name: w.publication_topic_data.topic_name.clone(),
+          type_name: w.publication_topic_data.type_name.clone(),
+          qos: w.publication_topic_data.qos(),
+          user_data: w.user_data.clone(),
+        })
+    } else {
+      db.get_local_topic_reader(local)
+        .map(|r| EndpointDescription {
+          updated_time: Utc::now(),
+          guid: local,
+          topic_name: r.subscription_topic_data.topic_name().clone(),
+          type_name: r.subscription_topic_data.type_name().clone(),
+          qos: r.subscription_topic_data.qos(),
+          user_data: r.user_data.clone(),
+        })
+    };
+    drop(db);
+    let Some(local_description) = local_description else {
+      debug!("Local endpoint {local:?} is not in the discovery DB yet");
+      return true;
+    };
+    if local_description.type_name != remote.type_name {
+      info!(
+        "Not matching {:?} (type {:?}) with {:?} (type {:?}) on topic {:?}: the types differ",
+        local, local_description.type_name, remote.guid, remote.type_name, remote.topic_name
+      );
+      return false;
+    }
+    filter.is_none_or(|filter| filter(&local_description, remote))
+  }
+
   fn remote_reader_lost(&mut self, reader_guid: GUID) {
     for writer in self.writers.values_mut() {
       writer.reader_lost(reader_guid);
@@ -969,23 +1078,35 @@ impl DPEventLoop {
   }
 
   fn remote_writer_discovered(&mut self, remote_writer: &DiscoveredWriterData) {
+    let description = EndpointDescription {
+      updated_time: Utc::now(),
+      guid: remote_writer.writer_proxy.remote_writer_guid,
+      topic_name: remote_writer.publication_topic_data.topic_name.clone(),
+      type_name: remote_writer.publication_topic_data.type_name.clone(),
+      qos: remote_writer.publication_topic_data.qos(),
+      user_data: remote_writer.user_data.clone(),
+    };
     self
       .participant_status_sender
       .try_send(DomainParticipantStatusEvent::WriterDetected {
-        writer: EndpointDescription {
-          updated_time: Utc::now(),
-          guid: remote_writer.writer_proxy.remote_writer_guid,
-          topic_name: remote_writer.publication_topic_data.topic_name.clone(),
-          type_name: remote_writer.publication_topic_data.type_name.clone(),
-          qos: remote_writer.publication_topic_data.qos(),
-          user_data: remote_writer.user_data.clone(),
-        },
+        writer: description.clone(),
       })
       .unwrap_or_else(|e| error!("Cannot report participant status: {e:?}"));
 
+    if self.ignored_as_local(remote_writer.writer_proxy.remote_writer_guid) {
+      return;
+    }
+
     // update writer proxies in local readers
     for reader in self.message_receiver.available_readers.values_mut() {
-      if &remote_writer.publication_topic_data.topic_name == reader.topic_name() {
+      if &remote_writer.publication_topic_data.topic_name == reader.topic_name()
+        && Self::endpoints_may_match(
+          &self.discovery_db,
+          self.options.endpoint_match_filter.as_ref(),
+          reader.guid(),
+          &description,
+        )
+      {
         #[cfg(not(feature = "security"))]
         let match_to_writer = true;
         #[cfg(feature = "security")]
@@ -1068,6 +1189,7 @@ impl DPEventLoop {
 
     // Reader commands share the poll waker. The ready queue records the entity
     // id, so there is nothing to register under the reader token.
+    new_reader.set_max_reassembly_bytes(self.options.max_reassembly_bytes);
     new_reader.set_requested_deadline_check_timer();
     trace!("Add reader: {new_reader:?}");
     self.message_receiver.add_reader(new_reader);
@@ -1113,14 +1235,43 @@ impl DPEventLoop {
     // - every writer may route a confirmed same-host peer over loopback.
     // See `src/rtps/loopback_same_host_design.md`.
     new_writer.set_prefer_loopback_same_host(self.same_host_loopback);
-    if self.same_host_loopback
-      && new_writer.guid().entity_id == EntityId::SPDP_BUILTIN_PARTICIPANT_WRITER
-    {
-      new_writer.set_extra_unicast_destinations(localhost_spdp_peer_locators(
+    if let Some(fragment_size) = self.options.fragment_size {
+      new_writer.set_fragment_size(fragment_size);
+    }
+    if new_writer.guid().entity_id == EntityId::SPDP_BUILTIN_PARTICIPANT_WRITER {
+      let mut destinations = if self.same_host_loopback {
+        localhost_spdp_peer_locators(
+          self.domain_info.domain_id,
+          self.domain_info.participant_id,
+          SPDP_LOCALHOST_PEER_COUNT,
+        )
+      } else {
+        Vec::new()
+      };
+      // SPDP announces to the multicast group whatever readers it has matched
+      // (RTPS v2.5 8.5.3.1: the SPDP writer's ReaderLocator is the group);
+      // otherwise, with just our own participant known, it would send by
+      // unicast only and nobody on other hosts would hear it.
+      if self.options.multicast_discovery {
+        destinations.push(crate::structure::locator::Locator::from(
+          std::net::SocketAddr::new(
+            IpAddr::V4(std::net::Ipv4Addr::new(239, 255, 0, 1)),
+            crate::network::constant::spdp_well_known_multicast_port(self.domain_info.domain_id),
+          ),
+        ));
+      }
+      // Initial peers (DomainParticipantBuilder::with_initial_peers).
+      for locator in initial_peer_spdp_locators(
         self.domain_info.domain_id,
         self.domain_info.participant_id,
-        SPDP_LOCALHOST_PEER_COUNT,
-      ));
+        &self.options.initial_peers,
+        crate::DomainParticipantBuilder::INITIAL_PEER_PARTICIPANT_IDS,
+      ) {
+        if !destinations.contains(&locator) {
+          destinations.push(locator);
+        }
+      }
+      new_writer.set_extra_unicast_destinations(destinations);
     }
 
     // The doorbell is a shared ready-queue plus the poll waker, not a
@@ -1344,6 +1495,7 @@ mod tests {
         None,
         0,
         true,
+        ParticipantOptions::default(),
         reader_ready,
         writer_ready,
         waker,

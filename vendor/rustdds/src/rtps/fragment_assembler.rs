@@ -185,6 +185,13 @@ impl AssemblyBuffer {
 // under best effort is lost anyway and under reliable will be re-requested.
 const MAX_ASSEMBLY_BUFFERS: usize = 128;
 
+// Default bound on the bytes of incomplete reassembly buffers per writer
+// (`DomainParticipantBuilder::max_reassembly_bytes`). The sample size in a
+// DATAFRAG comes from the network: without a bound, one datagram could make
+// us allocate 4 GiB.
+pub(crate) const DEFAULT_MAX_REASSEMBLY_BYTES: usize =
+  crate::dds::participant::DomainParticipantBuilder::DEFAULT_MAX_REASSEMBLY_BYTES;
+
 // Assembles fragments from a single (remote) Writer
 // So there is only one sequence of SNs
 pub(crate) struct FragmentAssembler {
@@ -193,6 +200,10 @@ pub(crate) struct FragmentAssembler {
   // Whether the owning reader is Reliable. This decides which buffer to drop
   // when `MAX_ASSEMBLY_BUFFERS` is exceeded (see `new_datafrag`).
   reliable: bool,
+  // Bound on the bytes of all incomplete buffers (and so on one sample), and
+  // the bytes they take now.
+  max_bytes: usize,
+  open_bytes: usize,
 }
 
 impl fmt::Debug for FragmentAssembler {
@@ -210,7 +221,56 @@ impl FragmentAssembler {
       fragment_size,
       assembly_buffers: BTreeMap::new(),
       reliable,
+      max_bytes: DEFAULT_MAX_REASSEMBLY_BYTES,
+      open_bytes: 0,
     }
+  }
+
+  /// Bound the bytes of incomplete reassembly buffers (default
+  /// `DEFAULT_MAX_REASSEMBLY_BYTES`). A sample larger than this is dropped.
+  #[must_use]
+  pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+    self.max_bytes = max_bytes;
+    self
+  }
+
+  fn remove_buffer(&mut self, sn: SequenceNumber) -> Option<AssemblyBuffer> {
+    let removed = self.assembly_buffers.remove(&sn);
+    if let Some(ab) = &removed {
+      self.open_bytes -= ab.buffer_bytes.len();
+    }
+    removed
+  }
+
+  // Make room for a new buffer of `data_size` bytes for `sn` within
+  // `max_bytes`, evicting as for MAX_ASSEMBLY_BUFFERS (reliable: the newest,
+  // best effort: the oldest). False if there is no room for it.
+  fn make_room(&mut self, sn: SequenceNumber, data_size: usize) -> bool {
+    if data_size > self.max_bytes {
+      warn!(
+        "DATAFRAG sample {sn:?} of {data_size} bytes exceeds the reassembly limit of {} bytes: \
+         dropped",
+        self.max_bytes
+      );
+      return false;
+    }
+    while self.open_bytes + data_size > self.max_bytes {
+      let victim = if self.reliable {
+        match self.assembly_buffers.last_key_value() {
+          // The new sample is the newest: it waits (the writer repeats it).
+          Some((&last, _)) if last < sn => return false,
+          Some((&last, _)) => last,
+          None => return false,
+        }
+      } else {
+        match self.assembly_buffers.first_key_value() {
+          Some((&first, _)) => first,
+          None => return false,
+        }
+      };
+      self.remove_buffer(victim);
+    }
+    true
   }
 
   // Returns completed DDSData, when complete, and disposes the assembly buffer.
@@ -223,12 +283,19 @@ impl FragmentAssembler {
     let frag_size = self.fragment_size;
 
     let sn = datafrag.writer_sn;
+    if !self.assembly_buffers.contains_key(&sn) {
+      let data_size = usize::try_from(datafrag.data_size).unwrap_or(usize::MAX);
+      if !self.make_room(sn, data_size) {
+        return None;
+      }
+    }
     match self.assembly_buffers.entry(sn) {
       Entry::Vacant(v) => {
         let Some(buf) = AssemblyBuffer::new(datafrag) else {
           error!("new_datafrag: failed to create AssemblyBuffer for {sn:?}");
           return None;
         };
+        self.open_bytes += buf.buffer_bytes.len();
         v.insert(buf);
       }
       Entry::Occupied(_) => {}
@@ -246,7 +313,19 @@ impl FragmentAssembler {
 
     if assembly_buffer.is_complete() {
       debug!("new_datafrag: COMPLETED FRAGMENT");
-      if let Some(assembly_buffer) = self.assembly_buffers.remove(&writer_sn) {
+      if !self.reliable {
+        // Best effort: older incomplete samples are superseded (the reader
+        // will not deliver them after this one).
+        let older: Vec<SequenceNumber> = self
+          .assembly_buffers
+          .range(..writer_sn)
+          .map(|(sn, _)| *sn)
+          .collect();
+        for sn in older {
+          self.remove_buffer(sn);
+        }
+      }
+      if let Some(assembly_buffer) = self.remove_buffer(writer_sn) {
         // Return what we have assembled.
         let serialized_data_or_key =
           SerializedPayload::from_bytes(&assembly_buffer.buffer_bytes.freeze()).map_or_else(
@@ -289,8 +368,9 @@ impl FragmentAssembler {
         } else {
           self.assembly_buffers.pop_first()
         };
-        if evicted.is_none() {
-          break;
+        match evicted {
+          Some((_, ab)) => self.open_bytes -= ab.buffer_bytes.len(),
+          None => break,
         }
       }
       None
@@ -305,6 +385,11 @@ impl FragmentAssembler {
       }
       retain
     });
+    self.open_bytes = self
+      .assembly_buffers
+      .values()
+      .map(|ab| ab.buffer_bytes.len())
+      .sum();
   }
 
   // pub fn partially_received_sequence_numbers_iterator(&self) -> Box<dyn
@@ -409,6 +494,65 @@ mod tests {
     let mut ab = AssemblyBuffer::new(&bad).expect("buffer for valid data_size");
     assert!(!ab.insert_frags(&bad, frag_size));
     assert!(!ab.is_complete());
+  }
+
+  fn frag_of(sn: i64, start: u32, frag_size: u16, data_size: u32) -> DataFrag {
+    let mut df = datafrag(
+      start,
+      1,
+      frag_size,
+      data_size,
+      vec![0u8; frag_size as usize],
+    );
+    df.writer_sn = crate::structure::sequence_number::SequenceNumber::from(sn);
+    df
+  }
+
+  #[test]
+  fn fragment_assembler_bounds_reassembly_memory() {
+    use enumflags2::BitFlags;
+
+    use super::FragmentAssembler;
+    use crate::{
+      messages::submessages::submessages::DATAFRAG_Flags,
+      structure::sequence_number::SequenceNumber,
+    };
+    let flags = BitFlags::<DATAFRAG_Flags>::empty();
+    // Room for two 1000-byte samples.
+    let mut fa = FragmentAssembler::new(256, true).with_max_bytes(2000);
+    // A sample larger than the bound opens no buffer at all (the length
+    // comes from the network).
+    assert!(fa
+      .new_datafrag(&frag_of(1, 1, 256, 4_000_000_000), flags)
+      .is_none());
+    assert!(!fa.is_partially_received(SequenceNumber::from(1)));
+    assert!(fa.new_datafrag(&frag_of(2, 1, 256, 1000), flags).is_none());
+    assert!(fa.new_datafrag(&frag_of(3, 1, 256, 1000), flags).is_none());
+    // Reliable: a newer sample waits rather than evicting older ones...
+    assert!(fa.new_datafrag(&frag_of(4, 1, 256, 1000), flags).is_none());
+    assert!(!fa.is_partially_received(SequenceNumber::from(4)));
+    assert!(fa.is_partially_received(SequenceNumber::from(3)));
+    // ... and an older one evicts the newest.
+    assert!(fa.new_datafrag(&frag_of(1, 1, 256, 1000), flags).is_none());
+    assert!(fa.is_partially_received(SequenceNumber::from(1)));
+    assert!(!fa.is_partially_received(SequenceNumber::from(3)));
+  }
+
+  #[test]
+  fn best_effort_completion_drops_older_incomplete_samples() {
+    use enumflags2::BitFlags;
+
+    use super::FragmentAssembler;
+    use crate::{
+      messages::submessages::submessages::DATAFRAG_Flags,
+      structure::sequence_number::SequenceNumber,
+    };
+    let flags = BitFlags::<DATAFRAG_Flags>::empty();
+    let mut fa = FragmentAssembler::new(256, false);
+    assert!(fa.new_datafrag(&frag_of(1, 1, 256, 512), flags).is_none());
+    assert!(fa.new_datafrag(&frag_of(2, 1, 256, 512), flags).is_none());
+    assert!(fa.new_datafrag(&frag_of(2, 2, 256, 512), flags).is_some());
+    assert!(!fa.is_partially_received(SequenceNumber::from(1)));
   }
 
   #[test]

@@ -42,8 +42,11 @@ use crate::{
   network::udp_sender::UDPSender,
   polling::{ReadySender, SharedTimer, WakeReceiver},
   rtps::{
-    fragment_assembler::FragmentAssembler, message_receiver::MessageReceiverState,
-    rtps_writer_proxy::RtpsWriterProxy, timed_event::DpTimerEvent, Message,
+    fragment_assembler::{FragmentAssembler, DEFAULT_MAX_REASSEMBLY_BYTES},
+    message_receiver::MessageReceiverState,
+    rtps_writer_proxy::RtpsWriterProxy,
+    timed_event::DpTimerEvent,
+    Message,
   },
   structure::{
     cache_change::{CacheChange, ChangeKind},
@@ -58,6 +61,10 @@ use crate::{
 };
 #[cfg(feature = "security")]
 use super::Submessage;
+
+// Most NACK_FRAG submessages (each up to 256 fragments) one HEARTBEAT answer
+// sends for one sample.
+const MAX_NACKFRAG_WINDOWS: usize = 16;
 #[cfg(feature = "security")]
 use crate::security::{security_plugins::SecurityPluginsHandle, SecurityResult};
 #[cfg(not(feature = "security"))]
@@ -134,6 +141,8 @@ pub(crate) struct Reader {
   received_heartbeat_count: i32,
 
   fragment_assemblers: BTreeMap<GUID, FragmentAssembler>,
+  // Bytes that reassembly may hold per remote writer (participant option).
+  max_reassembly_bytes: usize,
   last_fragment_garbage_collect: Timestamp,
   matched_writers: BTreeMap<GUID, RtpsWriterProxy>,
   writer_match_count_total: i32, // total count, never decreases
@@ -201,6 +210,7 @@ impl Reader {
       heartbeat_suppression_duration: StdDuration::new(0, 0),
       received_heartbeat_count: 0,
       fragment_assemblers: BTreeMap::new(),
+      max_reassembly_bytes: DEFAULT_MAX_REASSEMBLY_BYTES,
       last_fragment_garbage_collect: Timestamp::now(),
       matched_writers: BTreeMap::new(),
       writer_match_count_total: 0,
@@ -224,6 +234,12 @@ impl Reader {
   #[allow(dead_code)]
   pub fn entity_token(&self) -> Token {
     self.guid().entity_id.as_token()
+  }
+
+  /// Bound the memory of fragment reassembly, per remote writer (see
+  /// `DomainParticipantBuilder::max_reassembly_bytes`).
+  pub fn set_max_reassembly_bytes(&mut self, bytes: usize) {
+    self.max_reassembly_bytes = bytes;
   }
 
   pub fn set_requested_deadline_check_timer(&mut self) {
@@ -633,6 +649,33 @@ impl Reader {
       write_options_b = write_options_b.related_sample_identity(related_sample_identity);
     }
 
+    // Fragments of a sample that is already complete (a late duplicate, e.g.
+    // from a peer that sends to several of our locators, or a repair that
+    // crossed the last fragment) or that this reader does not want must not
+    // open a reassembly buffer: it would never complete.
+    if !self.like_stateless {
+      let best_effort = self.reliability == policy::Reliability::BestEffort;
+      match self.matched_writer(writer_guid) {
+        Some(writer_proxy) if writer_proxy.should_ignore_change(seq_num) => {
+          trace!("DATAFRAG of already received {seq_num:?} from {writer_guid:?} dropped");
+          return;
+        }
+        // Best effort delivers no sample older than one already received.
+        Some(writer_proxy)
+          if best_effort && seq_num < writer_proxy.last_received_sequence_number() =>
+        {
+          trace!("DATAFRAG of superseded {seq_num:?} from {writer_guid:?} dropped");
+          return;
+        }
+        Some(_) => {}
+        None if writer_guid.entity_id.entity_kind.is_user_defined() => {
+          trace!("DATAFRAG from unmatched writer {writer_guid:?} dropped");
+          return;
+        }
+        None => {}
+      }
+    }
+
     // Feed to fragment assembler ...
     let writer_seq_num = datafrag.writer_sn; // for borrow checker
     let completed_dds_data = self
@@ -661,10 +704,11 @@ impl Reader {
     frag_size: u16,
   ) -> &mut FragmentAssembler {
     let reliable = self.reliability != policy::Reliability::BestEffort;
+    let max_bytes = self.max_reassembly_bytes;
     self
       .fragment_assemblers
       .entry(writer_guid)
-      .or_insert_with(|| FragmentAssembler::new(frag_size, reliable))
+      .or_insert_with(|| FragmentAssembler::new(frag_size, reliable).with_max_bytes(max_bytes))
   }
 
   fn garbage_collect_fragments(&mut self) {
@@ -930,7 +974,12 @@ impl Reader {
 
         let marker_moved = this
           .acquire_the_topic_cache_guard()
-          .mark_reliably_received_before(writer_guid, writer_proxy.all_ackable_before());
+          .mark_reliably_received_by(
+            this.my_guid,
+            writer_guid,
+            writer_proxy.irrelevant_from_start_before(),
+            writer_proxy.all_ackable_before(),
+          );
         if marker_moved {
           this.notify_cache_change();
         }
@@ -1016,26 +1065,40 @@ impl Reader {
           // send NackFrags, if any
           let mut nackfrags = Vec::new();
           for sn in partially_received {
-            let count = writer_proxy.next_ack_nack_sequence_number();
-            let mut missing_frags = this.missing_frags_for(writer_guid, sn);
-            let first_missing = missing_frags.next();
-            if let Some(first) = first_missing {
-              let missing_frags_set = iter::once(first).chain(missing_frags).collect(); // "undo" the .next() above
+            // One FragmentNumberSet spans at most 256 fragments (RTPS v2.5
+            // 8.3.5.5), so a sample missing a wider range gets one NACK_FRAG
+            // per 256-fragment window (up to MAX_NACKFRAG_WINDOWS), rather
+            // than having its repair trickle in 256 fragments per round.
+            let missing: Vec<FragmentNumber> = this.missing_frags_for(writer_guid, sn).collect();
+            if missing.is_empty() {
+              error!("The dog ate my missing fragments.");
+              // Really, this should not happen, as we are above checking
+              // that this SN is really partially (and not fully) received.
+            }
+            let mut rest = &missing[..];
+            let mut windows = 0;
+            while let Some(&first) = rest.first() {
+              if windows == MAX_NACKFRAG_WINDOWS {
+                break;
+              }
+              let in_window = rest
+                .iter()
+                .take_while(|f| u32::from(**f) - u32::from(first) < 256)
+                .count();
+              let (window, tail) = rest.split_at(in_window);
+              rest = tail;
+              windows += 1;
               let nf = NackFrag {
                 reader_id,
                 writer_id: writer_proxy.remote_writer_guid.entity_id,
                 writer_sn: sn,
                 fragment_number_state: FragmentNumberSet::from_base_and_set(
                   first,
-                  &missing_frags_set,
+                  &window.iter().copied().collect(),
                 ),
-                count,
+                count: writer_proxy.next_ack_nack_sequence_number(),
               };
               nackfrags.push(nf);
-            } else {
-              error!("The dog ate my missing fragments.");
-              // Really, this should not happen, as we are above checking
-              // that this SN is really partially (and not fully) received.
             }
           }
 
@@ -1089,6 +1152,7 @@ impl Reader {
       return;
     }
     let all_ackable_before;
+    let irrelevant_from_start_before;
     {
       let writer_proxy = if let Some(wp) = self.matched_writer_mut(writer_guid) {
         wp
@@ -1126,6 +1190,9 @@ impl Reader {
       //   1. All sequence numbers in the range gapStart <= sequence_number <
       // gapList.base
       writer_proxy.irrelevant_changes_range(gap.gap_start, gap.gap_list.base());
+      if gap.gap_start == SequenceNumber::new(1) {
+        writer_proxy.gap_from_start(gap.gap_list.base());
+      }
 
       //   2. All the sequence numbers that appear explicitly listed in the gapList.
       //      Note that gapList.base may or may not be included in gapList; its
@@ -1135,13 +1202,19 @@ impl Reader {
         writer_proxy.set_irrelevant_change(seq_num);
       }
       all_ackable_before = writer_proxy.all_ackable_before();
+      irrelevant_from_start_before = writer_proxy.irrelevant_from_start_before();
     }
 
     // Get the topic cache and mark progress
     let marker_moved = self.reliability != policy::Reliability::BestEffort
       && self
         .acquire_the_topic_cache_guard()
-        .mark_reliably_received_before(writer_guid, all_ackable_before);
+        .mark_reliably_received_by(
+          self.my_guid,
+          writer_guid,
+          irrelevant_from_start_before,
+          all_ackable_before,
+        );
 
     // Receiving a GAP could make a Reliable stream.
     // E.g. we had #2, but were missing #1. Now GAP says that #1 does not exist.
@@ -1220,7 +1293,12 @@ impl Reader {
     // lost sample for good, and the topic cache would retain everything after it.
     if !self.like_stateless && self.reliability != policy::Reliability::BestEffort {
       self.matched_writer(writer_guid).map(|wp| {
-        tc.mark_reliably_received_before(writer_guid, wp.all_ackable_before());
+        tc.mark_reliably_received_by(
+          self.my_guid,
+          writer_guid,
+          wp.irrelevant_from_start_before(),
+          wp.all_ackable_before(),
+        );
         // Here we do not need to notify waiting DataReader, because
         // the upper call level from here does it.
       });
@@ -1397,6 +1475,9 @@ impl Reader {
   }
 
   pub fn send_preemptive_acknacks(&mut self) {
+    if self.reliability == policy::Reliability::BestEffort {
+      return; // Best-effort readers never send ACKNACKs.
+    }
     if self.like_stateless {
       info!(
         "Attempted to send pre-emptive acknacks in a stateless Reader, which does not support \
@@ -1434,7 +1515,11 @@ impl Reader {
       AckNack {
         reader_id: self.entity_id(),
         writer_id: remote_writer_guid.entity_id,
-        reader_sn_state: SequenceNumberSet::new_empty(SequenceNumber::new(1)),
+        // Base 0 with an empty set, as Fast DDS sends it: Fast DDS (and
+        // Cyclone DDS) treat exactly this as "a reader just matched you" and
+        // answer at once with a HEARTBEAT; to base 1 Fast DDS answers only at
+        // its next heartbeat period (3 s). RustDDS writers accept both.
+        reader_sn_state: SequenceNumberSet::new_empty(SequenceNumber::new(0)),
         count: acknack_count,
       },
       InfoDestination {

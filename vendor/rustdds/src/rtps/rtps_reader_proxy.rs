@@ -2,6 +2,7 @@ use std::{
   cmp::max,
   collections::{BTreeMap, BTreeSet},
   net::SocketAddr,
+  time::Instant,
 };
 
 use bit_vec::BitVec;
@@ -81,6 +82,9 @@ pub(crate) struct RtpsReaderProxy {
   pub last_nackfrag_count: Option<i32>,
   qos: QosPolicies,
   frags_requested: BTreeMap<SequenceNumber, BitVec>,
+  // When each recently repaired fragment was sent, to ignore NACK_FRAG
+  // requests for it that cross the repair (NACKFRAG_SUPPRESSION_DURATION).
+  frags_repaired_at: BTreeMap<(SequenceNumber, FragmentNumber), Instant>,
 
   // Interface-aware transmit: the resolved send destination for this reader,
   // recomputed when locators or observations change. Defaults to the fallback
@@ -117,6 +121,7 @@ impl RtpsReaderProxy {
       last_nackfrag_count: None,
       qos,
       frags_requested: BTreeMap::new(),
+      frags_repaired_at: BTreeMap::new(),
       send_route: SendRoute::default(),
       max_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
     }
@@ -246,6 +251,7 @@ impl RtpsReaderProxy {
       last_nackfrag_count: None,
       qos: reader.qos_policy.clone(),
       frags_requested: BTreeMap::new(),
+      frags_repaired_at: BTreeMap::new(),
       send_route: SendRoute::default(),
       max_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
     }
@@ -324,6 +330,7 @@ impl RtpsReaderProxy {
       last_nackfrag_count: None,
       qos: discovered_reader_data.subscription_topic_data.qos(),
       frags_requested: BTreeMap::new(),
+      frags_repaired_at: BTreeMap::new(),
       send_route: SendRoute::default(),
       max_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
     }
@@ -557,7 +564,15 @@ impl RtpsReaderProxy {
       .entry(seq_num)
       .or_insert_with(|| BitVec::with_capacity(64)); // default capacity out of hat
 
+    let now = Instant::now();
     for f in frag_nums.iter() {
+      if self
+        .frags_repaired_at
+        .get(&(seq_num, f))
+        .is_some_and(|sent| now.duration_since(*sent) < NACKFRAG_SUPPRESSION_DURATION)
+      {
+        continue; // the repair is on its way
+      }
       // -1 because FragmentNumbers start at 1
       let idx = usize::from(f) - 1;
       // The bit vector must be long enough to address `idx`. Grow it (filling
@@ -573,6 +588,16 @@ impl RtpsReaderProxy {
 
   // This just removes the FragmentNumber entry from the set.
   pub fn mark_frag_sent(&mut self, seq_num: SequenceNumber, frag_num: &FragmentNumber) {
+    let now = Instant::now();
+    if self.frags_repaired_at.len() >= MAX_TRACKED_REPAIRED_FRAGS {
+      self
+        .frags_repaired_at
+        .retain(|_, sent| now.duration_since(*sent) < NACKFRAG_SUPPRESSION_DURATION);
+      if self.frags_repaired_at.len() >= MAX_TRACKED_REPAIRED_FRAGS {
+        self.frags_repaired_at.clear();
+      }
+    }
+    self.frags_repaired_at.insert((seq_num, *frag_num), now);
     let mut frag_map_emptied = false;
     if let Some(frag_map) = self.frags_requested.get_mut(&seq_num) {
       // -1 because FragmentNumbers start at 1
@@ -714,6 +739,28 @@ mod acknack_tests {
     messages::submessages::{ack_nack::AckNack, submessage::AckSubmessage},
     structure::{guid::GuidPrefix, sequence_number::SequenceNumberSet},
   };
+
+  #[test]
+  fn nackfrag_for_a_just_repaired_fragment_is_suppressed() {
+    let guid = GUID::new(GuidPrefix::UNKNOWN, EntityId::UNKNOWN);
+    let mut rp = RtpsReaderProxy::new(guid, QosPolicies::default(), false);
+    let sn = SequenceNumber::from(3);
+    let frags = |v: &[u32]| {
+      FragmentNumberSet::from_base_and_set(
+        FragmentNumber::new(v[0]),
+        &v.iter().map(|f| FragmentNumber::new(*f)).collect(),
+      )
+    };
+    rp.mark_frags_requested(sn, &frags(&[1, 2]));
+    rp.mark_frag_sent(sn, &FragmentNumber::new(1));
+    rp.mark_frag_sent(sn, &FragmentNumber::new(2));
+    assert!(!rp.repair_frags_requested());
+    // The reader asks again before the repair can have arrived: only the
+    // fragment not repaired just now is requested.
+    rp.mark_frags_requested(sn, &frags(&[1, 2, 5]));
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    assert_eq!(requested, vec![(sn, FragmentNumber::new(5))]);
+  }
 
   #[test]
   fn acknack_with_base_beyond_sent_data_does_not_advance_all_acked_before() {

@@ -1,5 +1,8 @@
 use core::ops::Bound::{Included, Unbounded};
-use std::{cmp::max, collections::BTreeMap};
+use std::{
+  cmp::{max, min},
+  collections::BTreeMap,
+};
 
 #[allow(unused_imports)]
 use log::{debug, error, info, trace, warn};
@@ -75,6 +78,11 @@ pub(crate) struct RtpsWriterProxy {
   // These are used for quick tracking of
   last_received_sequence_number: SequenceNumber,
   last_received_timestamp: Timestamp,
+  // The lowest sequence number received as DATA (zero: none yet).
+  first_received_sequence_number: SequenceNumber,
+  // Everything before this the writer declared irrelevant to us in a GAP
+  // from sequence number 1 on (its answer to a late joiner).
+  gap_from_start_before: SequenceNumber,
 }
 
 impl RtpsWriterProxy {
@@ -97,13 +105,18 @@ impl RtpsWriterProxy {
       ack_base: SequenceNumber::new(1),
       last_received_sequence_number: SequenceNumber::new(0),
       last_received_timestamp: Timestamp::INVALID,
+      first_received_sequence_number: SequenceNumber::new(0),
+      gap_from_start_before: SequenceNumber::new(0),
     }
   }
 
+  // The count of the next ACKNACK: 1, 2, ... (RTPS v2.5 8.3.7.1: it
+  // increases with each one). Fast DDS drops an ACKNACK whose count is not
+  // above the last one it saw, starting from 0, so counting from 0 lost the
+  // first ACKNACK sent to it.
   pub fn next_ack_nack_sequence_number(&mut self) -> i32 {
-    let c = self.sent_ack_nack_count;
     self.sent_ack_nack_count += 1;
-    c
+    self.sent_ack_nack_count
   }
 
   // Returns a bound, below which everything can be acknowledged, i.e.
@@ -127,9 +140,37 @@ impl RtpsWriterProxy {
     }
   }
 
-  // Check if we no samples in the received state.
+  // The highest sequence number received so far (zero: none).
+  pub fn last_received_sequence_number(&self) -> SequenceNumber {
+    self.last_received_sequence_number
+  }
+
+  // Below this sequence number, nothing was received from the writer: all
+  // of it was irrelevant (GAP, HEARTBEAT) before the first DATA, as for a
+  // late-joining VOLATILE reader.
+  // A GAP from sequence number 1 on counts too, even if some of those
+  // samples arrived (sent to other readers, e.g. by multicast).
+  pub fn irrelevant_from_start_before(&self) -> SequenceNumber {
+    let before = if self.first_received_sequence_number > SequenceNumber::new(0) {
+      min(self.ack_base, self.first_received_sequence_number)
+    } else {
+      self.ack_base
+    };
+    max(before, self.gap_from_start_before)
+  }
+
+  // The writer sent a GAP for everything from 1 up to (not including) `before`.
+  pub fn gap_from_start(&mut self, before: SequenceNumber) {
+    self.gap_from_start_before = max(self.gap_from_start_before, before);
+  }
+
+  // Whether nothing has been heard from the writer yet: no HEARTBEAT, DATA or
+  // GAP. (`ack_base` starts at 1, so the former test `ack_base == 0` never
+  // held, and pre-emptive ACKNACKs were never repeated.)
   pub fn no_changes_received(&self) -> bool {
-    self.ack_base == SequenceNumber::new(0) && self.changes.is_empty()
+    self.received_heartbeat_count == 0
+      && self.ack_base <= SequenceNumber::new(1)
+      && self.changes.is_empty()
   }
 
   // Given an availability range from a HEARTBEAT, find out what we are missing.
@@ -204,6 +245,11 @@ impl RtpsWriterProxy {
   // This is used to mark DATA as received.
   pub fn received_changes_add(&mut self, seq_num: SequenceNumber, receive_timestamp: Timestamp) {
     self.changes.insert(seq_num, Some(receive_timestamp));
+    if self.first_received_sequence_number == SequenceNumber::new(0)
+      || seq_num < self.first_received_sequence_number
+    {
+      self.first_received_sequence_number = seq_num;
+    }
 
     // Update deadline tracker
     if seq_num > self.last_received_sequence_number {
@@ -331,6 +377,8 @@ impl RtpsWriterProxy {
       ack_base: SequenceNumber::default(),
       last_received_sequence_number: SequenceNumber::new(0),
       last_received_timestamp: Timestamp::INVALID,
+      first_received_sequence_number: SequenceNumber::new(0),
+      gap_from_start_before: SequenceNumber::new(0),
     }
   } // fn
 
@@ -406,6 +454,21 @@ impl RtpsWriterProxy {
 mod bounded_map_tests {
   use super::*;
   use crate::structure::guid::GuidPrefix;
+
+  // Pre-emptive ACKNACKs are repeated to a writer until it is heard from.
+  #[test]
+  fn no_changes_received_until_the_writer_is_heard_from() {
+    let mut wp = test_proxy();
+    assert!(wp.no_changes_received());
+    wp.received_heartbeat_count = 1;
+    assert!(!wp.no_changes_received());
+    let mut wp = test_proxy();
+    wp.received_changes_add(SequenceNumber::new(3), Timestamp::INVALID);
+    assert!(!wp.no_changes_received());
+    let mut wp = test_proxy();
+    wp.irrelevant_changes_range(SequenceNumber::new(1), SequenceNumber::new(3));
+    assert!(!wp.no_changes_received());
+  }
 
   fn test_proxy() -> RtpsWriterProxy {
     RtpsWriterProxy::new(

@@ -28,10 +28,11 @@ use crate::{
   polling::SharedTimer,
   rtps::{
     constant::{
-      DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, FRAGMENT_SIZE,
-      HEARTBEAT_PERIOD_FAST, HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE,
-      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES,
-      REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
+      DEFAULT_FRAGMENT_SIZE, DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
+      MAX_FRAGMENT_SIZE, MIN_FRAGMENT_SIZE, REPAIR_FRAGS_BATCH_MAX_BYTES, HEARTBEAT_PERIOD_FAST,
+      HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE, NACK_RESPONSE_DELAY,
+      NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT,
+      REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
     rtps_reader_proxy::RtpsReaderProxy,
@@ -205,6 +206,10 @@ pub(crate) struct Writer {
   // default. Passed into `DefaultRouteSelector` on every route resolution.
   prefer_loopback_same_host: bool,
 
+  // Serialized-payload bytes per DATAFRAG fragment (constant for the writer's
+  // lifetime, RTPS v2.5 8.4.14.1.1). See `DEFAULT_FRAGMENT_SIZE`.
+  fragment_size: u16,
+
   // Interface-aware transmit: per-remote observed receive interfaces/addresses,
   // shared (intra-thread) with the MessageReceiver that records them. Consulted
   // when (re)resolving each reader proxy's SendRoute.
@@ -349,6 +354,7 @@ impl Writer {
       udp_sender,
       extra_unicast_destinations: Vec::new(),
       prefer_loopback_same_host: true,
+      fragment_size: DEFAULT_FRAGMENT_SIZE,
       interface_observations,
       local_interfaces,
       min_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
@@ -590,7 +596,7 @@ impl Writer {
 
   /// Largest serialized payload that fits in one unfragmented DATA submessage
   /// within the per-peer datagram budget. Fragmentation is triggered only when
-  /// the payload exceeds this, not when it exceeds [`FRAGMENT_SIZE`].
+  /// the payload exceeds this, not when it exceeds the fragment size.
   fn max_unfragmented_serialized_payload(
     &self,
     target_reader_opt: Option<&RtpsReaderProxy>,
@@ -607,7 +613,7 @@ impl Writer {
   }
 
   fn num_frags_and_frag_size(&self, payload_size: usize) -> (u32, u16) {
-    let fragment_size = FRAGMENT_SIZE as u32;
+    let fragment_size = u32::from(self.fragment_size);
     let data_size = payload_size as u32; // TODO: overflow check
                                          // Formula from RTPS spec v2.5 Section "8.3.8.3.5 Logical Interpretation"
     let num_frags =
@@ -745,7 +751,7 @@ impl Writer {
       builder = builder.heartbeat_msg(
         self.entity_id(),
         self.send_buffer.first_change_sequence_number(),
-        self.send_buffer.last_change_sequence_number(),
+        self.heartbeat_last_sn(Some(last_seq)),
         self.next_heartbeat_count(),
         self.endianness,
         EntityId::UNKNOWN, // to all readers
@@ -756,7 +762,7 @@ impl Writer {
 
     let message = builder.add_header_and_build(self.my_guid.prefix);
     let blocked = self.send_message_to_readers(
-      DeliveryMode::Multicast,
+      self.fanout_mode(),
       message,
       &mut self.readers.values(),
       TrafficClass::Bulk,
@@ -927,7 +933,7 @@ impl Writer {
           )
           .add_header_and_build(self.my_guid.prefix);
         self.send_message_to_readers(
-          DeliveryMode::Multicast,
+          self.fanout_mode(),
           hb_message,
           &mut self.readers.values(),
           TrafficClass::Control,
@@ -1013,12 +1019,9 @@ impl Writer {
     // first message that a socket could not accept.
     for (resume_cursor, msg) in messages_to_send {
       let blocked = match target_reader_opt {
-        None => self.send_message_to_readers(
-          DeliveryMode::Multicast,
-          msg,
-          &mut self.readers.values(),
-          class,
-        ),
+        None => {
+          self.send_message_to_readers(self.fanout_mode(), msg, &mut self.readers.values(), class)
+        }
         Some(reader_proxy) => self.send_message_to_readers(
           DeliveryMode::Unicast,
           msg,
@@ -1087,7 +1090,7 @@ impl Writer {
         .heartbeat_msg(
           self.entity_id(), // from Writer
           self.send_buffer.first_change_sequence_number(),
-          self.send_buffer.last_change_sequence_number(),
+          self.heartbeat_last_sn(None),
           self.next_heartbeat_count(),
           self.endianness,
           EntityId::UNKNOWN, // to Reader
@@ -1120,11 +1123,7 @@ impl Writer {
         }
       } else {
         // Normal case
-        self.send_control_to_readers(
-          DeliveryMode::Multicast,
-          hb_message,
-          &mut self.readers.values(),
-        );
+        self.send_control_to_readers(self.fanout_mode(), hb_message, &mut self.readers.values());
       }
       true
     }
@@ -1280,7 +1279,7 @@ impl Writer {
               .heartbeat_msg(
                 self.entity_id(),
                 self.send_buffer.first_change_sequence_number(),
-                last_seq,
+                self.heartbeat_last_sn(None),
                 self.next_heartbeat_count(),
                 self.endianness,
                 reader_guid.entity_id,
@@ -1582,8 +1581,10 @@ impl Writer {
     reader_proxy: &mut RtpsReaderProxy, /* This is mutable proxy temporarily detached from the
                                          * set of reader proxies */
   ) {
-    // Decide the (max) number of frags to be sent
-    let max_send_count = 8;
+    // Decide the (max) number of frags to be sent in this round: about
+    // REPAIR_FRAGS_BATCH_MAX_BYTES, at least 8 fragments. With 256-byte
+    // fragments a fixed count of 8 repaired only 2 KiB per repair interval.
+    let max_send_count = (REPAIR_FRAGS_BATCH_MAX_BYTES / usize::from(self.fragment_size)).max(8);
 
     let reader_guid = reader_proxy.remote_reader_guid;
 
@@ -1613,7 +1614,7 @@ impl Writer {
           message_builder = message_builder.ts_msg(self.endianness, Some(src_ts));
         }
 
-        let fragment_size: u32 = FRAGMENT_SIZE as u32;
+        let fragment_size: u32 = u32::from(self.fragment_size);
         let data_size: u32 = cache_change.data_value.payload_size() as u32; // TODO: overflow check
 
         message_builder = message_builder.data_frag_msg(
@@ -1916,6 +1917,36 @@ impl Writer {
     blocked
   }
 
+  // The last sequence number a HEARTBEAT announces. In push mode, only
+  // samples that have been pushed at least once (up to `sending`, the sample
+  // whose push this HEARTBEAT ends): announcing samples that still wait in the
+  // send buffer (e.g. behind a send-rate limit) makes readers request them as
+  // missing, and each is then sent twice, as a repair and by the push.
+  fn heartbeat_last_sn(&self, sending: Option<SequenceNumber>) -> SequenceNumber {
+    let last_change = self.send_buffer.last_change_sequence_number();
+    if self.push_mode {
+      let pushed = sending.map_or(self.last_sent, |s| max(s, self.last_sent));
+      min(last_change, pushed)
+    } else {
+      last_change
+    }
+  }
+
+  // How a message for all matched readers goes out: to their multicast
+  // locators only when that can save datagrams, i.e. there is more than one
+  // matched reader. One reader is always sent to by unicast: a multicast copy
+  // would also reach (and be parsed by) every other participant on the
+  // domain's multicast group, including on this host through multicast
+  // loopback, and large samples would then be sent twice when repairs go
+  // by unicast.
+  fn fanout_mode(&self) -> DeliveryMode {
+    if self.readers.len() > 1 {
+      DeliveryMode::Multicast
+    } else {
+      DeliveryMode::Unicast
+    }
+  }
+
   // Kept for readability at call sites that fire a single control message and
   // do not care about back-pressure (heartbeats, GAPs, repair control).
   fn send_control_to_readers(
@@ -1968,6 +1999,12 @@ impl Writer {
     self.prefer_loopback_same_host = enabled;
   }
 
+  /// Set the DATAFRAG fragment size (serialized-payload bytes per fragment).
+  /// Call before the writer sends anything: the size is constant per writer.
+  pub fn set_fragment_size(&mut self, fragment_size: u16) {
+    self.fragment_size = fragment_size.clamp(MIN_FRAGMENT_SIZE, MAX_FRAGMENT_SIZE);
+  }
+
   pub fn update_reader_proxy(
     &mut self,
     reader_proxy: &RtpsReaderProxy,
@@ -1980,7 +2017,7 @@ impl Writer {
     match self.qos_policies.compliance_failure_wrt(requested_qos) {
       // matched QoS
       None => {
-        let new_reader = self.matched_reader_update(reader_proxy);
+        let new_reader = self.matched_reader_update(reader_proxy, requested_qos);
         // A (possibly new) reliable reader changes the acknowledgement frontier
         // and thus the back-pressure window.
         self.refresh_acked_frontier();
@@ -2010,7 +2047,21 @@ impl Writer {
             let new_reader_guid = reader_proxy.remote_reader_guid;
             let first = self.send_buffer.first_change_sequence_number();
             let last = self.send_buffer.last_change_sequence_number();
-            let hb_message = MessageBuilder::new()
+            let mut hb_message = MessageBuilder::new();
+            // The samples it is not to get (a late joiner), at once: it may have
+            // received some of them already, addressed to other readers of its
+            // participant, and must not deliver them.
+            if let Some(rp) = self.readers.get(&new_reader_guid) {
+              if !rp.get_pending_gap().is_empty() {
+                hb_message = hb_message.gap_msg(
+                  rp.get_pending_gap(),
+                  self.entity_id(),
+                  self.endianness,
+                  new_reader_guid,
+                );
+              }
+            }
+            let hb_message = hb_message
               .ts_msg(self.endianness, Some(Timestamp::now()))
               .heartbeat_msg(
                 self.entity_id(),
@@ -2071,10 +2122,38 @@ impl Writer {
 
   // Update the given reader proxy. Preserve data we are tracking.
   // return value: true = reader was new, false = reader was previously known
-  fn matched_reader_update(&mut self, updated_reader_proxy: &RtpsReaderProxy) -> bool {
+  fn matched_reader_update(
+    &mut self,
+    updated_reader_proxy: &RtpsReaderProxy,
+    requested_qos: &QosPolicies,
+  ) -> bool {
     let mut is_new = false;
-    let is_volatile = self.qos().is_volatile(); // Get this in advance to work with the borrow checker
-                                                // Capture the interface set once; resolution consults current observations.
+    // The samples already written that a new reader is not to get (DDS v1.4
+    // Sections 2.2.3.4 DURABILITY and 2.2.3.18 HISTORY): all of them when
+    // this writer or (user-defined writers) the reader is VOLATILE; otherwise,
+    // for a keyless KEEP_LAST writer, all but the last `depth` (with keys,
+    // depth counts per instance, which the send buffer does not track).
+    let last_sn = self.send_buffer.last_change_sequence_number();
+    let kind = self.my_guid.entity_id.entity_kind;
+    let user_defined = kind.is_user_defined();
+    let reader_volatile = matches!(
+      requested_qos.durability(),
+      None | Some(policy::Durability::Volatile)
+    );
+    let gap_up_to = if self.qos().is_volatile() || (user_defined && reader_volatile) {
+      Some(last_sn)
+    } else {
+      match self.qos().history() {
+        Some(History::KeepLast { depth })
+          if kind == crate::structure::guid::EntityKind::WRITER_NO_KEY_USER_DEFINED =>
+        {
+          Some(last_sn - SequenceNumber::from(i64::from(depth.max(1))))
+        }
+        _ => None,
+      }
+    }
+    .filter(|&sn| sn >= SequenceNumber::new(1));
+    // Capture the interface set once; resolution consults current observations.
     let multicast_ifaces = self.udp_sender.multicast_interfaces();
     let selector = DefaultRouteSelector::new(self.prefer_loopback_same_host);
     self
@@ -2097,11 +2176,10 @@ impl Writer {
         // Ensure loopback stays in the gated bucket even for proxies that
         // arrive with it inline (e.g. the built-in get_builtin_reader_proxy path).
         new_proxy.normalize_loopback();
-        if is_volatile {
-          // With Durabilty::Volatile QoS we won't send the sequence numbers which existed
-          // before matching with this reader. Therefore we set the reader as pending GAP
-          // for all existing sequence numbers
-          new_proxy.set_pending_gap_up_to(self.send_buffer.last_change_sequence_number());
+        if let Some(gap_up_to) = gap_up_to {
+          // We won't send these sequence numbers to this reader. Therefore we set
+          // the reader as pending GAP for them.
+          new_proxy.set_pending_gap_up_to(gap_up_to);
         }
         new_proxy.resolve_send_route(
           &self.interface_observations.borrow(),
@@ -2512,7 +2590,7 @@ impl<'a> Iterator for FragmentationIter<'a> {
                 .heartbeat_msg(
                   writer.entity_id(), // from Writer
                   writer.send_buffer.first_change_sequence_number(),
-                  writer.send_buffer.last_change_sequence_number(),
+                  writer.heartbeat_last_sn(Some(self.cache_change.sequence_number)),
                   writer.next_heartbeat_count(),
                   writer.endianness,
                   reader_entity_id, // to Reader
@@ -2570,7 +2648,7 @@ impl<'a> Iterator for FragmentationIter<'a> {
           message_builder = message_builder.heartbeat_msg(
             writer.entity_id(),
             writer.send_buffer.first_change_sequence_number(),
-            writer.send_buffer.last_change_sequence_number(),
+            writer.heartbeat_last_sn(Some(self.cache_change.sequence_number)),
             writer.next_heartbeat_count(),
             writer.endianness,
             reader_entity_id, // to Reader

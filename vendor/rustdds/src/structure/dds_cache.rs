@@ -154,6 +154,14 @@ pub(crate) struct TopicCache {
   // Therefore, data before the marker SN can be handed off to a Reliable DataReader.
   // Initially, we consider the marker for each Writer (GUID) to be SequenceNumber::new(1)
   received_reliably_before: BTreeMap<GUID, SequenceNumber>,
+
+  // The views of VOLATILE reliable DataReaders, by reader GUID: per writer,
+  // the sequence numbers the reader's own RTPS Reader found irrelevant from
+  // the start (up to and including the first) and how far it has received
+  // reliably (before the second). Such a DataReader reads a writer's samples
+  // only inside its view, not what other DataReaders of this participant
+  // received before it matched the writer. See `update_reader_view`.
+  reader_views: BTreeMap<GUID, BTreeMap<GUID, (SequenceNumber, SequenceNumber)>>,
 }
 
 impl TopicCache {
@@ -170,6 +178,7 @@ impl TopicCache {
       last_added_instant: Timestamp::ZERO,
       sequence_numbers: BTreeMap::new(),
       received_reliably_before: BTreeMap::new(),
+      reader_views: BTreeMap::new(),
     };
 
     new_self.update_keep_limits(topic_qos);
@@ -244,6 +253,9 @@ impl TopicCache {
   // The Writer is gone, so samples it never completed are no longer awaited.
   pub fn forget_reliable_writer(&mut self, writer: GUID) {
     self.received_reliably_before.remove(&writer);
+    for views in self.reader_views.values_mut() {
+      views.remove(&writer);
+    }
   }
 
   // The oldest change that a Reliable DataReader cannot yet take, because an
@@ -419,23 +431,44 @@ impl TopicCache {
       .map(|(i, c)| (*i, c))
   }
 
+  #[cfg(test)]
   pub fn get_changes_in_range_reliable<'a, 'b>(
     &'a self,
+    last_read_sn: &'b BTreeMap<GUID, SequenceNumber>,
+  ) -> impl Iterator<Item = ChangesItem<'a>> + use<'a, 'b> {
+    self.get_changes_in_range_reliable_for(None, last_read_sn)
+  }
+
+  // Reliable reading: from each writer, the samples after `last_read_sn` up
+  // to the first missing one, inside the view of `reader` if it has one.
+  fn get_changes_in_range_reliable_for<'a, 'b>(
+    &'a self,
+    reader: Option<GUID>,
     last_read_sn: &'b BTreeMap<GUID, SequenceNumber>,
   ) -> ChangesInRangeReliable<
     'a,
     impl FnMut(ReliableFlat<'a>) -> ReliableFlatItem<'a> + use<'a, 'b>,
     impl FnMut(ReliableMap<'a>) -> Option<ChangesItem<'a>>,
   > {
+    let views = reader.and_then(|r| self.reader_views.get(&r));
     self
       .sequence_numbers
       .iter()
-      .flat_map(|(guid, sn_map)| {
-        let lower_bound_exc = last_read_sn
+      .flat_map(move |(guid, sn_map)| {
+        let mut lower_bound_exc = last_read_sn
           .get(guid)
           .cloned()
           .unwrap_or(SequenceNumber::zero());
-        let upper_bound_exc = self.reliable_before(*guid);
+        let mut upper_bound_exc = self.reliable_before(*guid);
+        if let Some(views) = views {
+          // Nothing from a writer the reader has not heard from itself.
+          let (start, before) = views
+            .get(guid)
+            .copied()
+            .unwrap_or((SequenceNumber::zero(), SequenceNumber::zero()));
+          lower_bound_exc = max(lower_bound_exc, start);
+          upper_bound_exc = upper_bound_exc.min(before);
+        }
         // make sure lower < upper, so that `.range()` does not panic.
         let upper_bound_exc = max(upper_bound_exc, lower_bound_exc.plus_1());
         sn_map.range((Excluded(lower_bound_exc), Excluded(upper_bound_exc)))
@@ -446,11 +479,12 @@ impl TopicCache {
   pub fn get_changes_in_range<'a>(
     &'a self,
     reliable: bool,
+    reader: GUID,
     latest_instant: Timestamp,
     last_read_sn: &'a BTreeMap<GUID, SequenceNumber>,
   ) -> impl Iterator<Item = (Timestamp, &'a CacheChange)> {
     if reliable {
-      ChangesInRange::Reliable(self.get_changes_in_range_reliable(last_read_sn))
+      ChangesInRange::Reliable(self.get_changes_in_range_reliable_for(Some(reader), last_read_sn))
     } else {
       ChangesInRange::BestEffort(
         self.get_changes_in_range_best_effort(latest_instant, Timestamp::now()),
@@ -570,6 +604,81 @@ impl TopicCache {
 
   pub fn topic_name(&self) -> String {
     self.topic_name.clone()
+  }
+
+  /// Give the DataReader `reader` a view (see `update_reader_view`): from
+  /// now on it reads only inside it.
+  pub fn add_reader_view(&mut self, reader: GUID) {
+    self.reader_views.entry(reader).or_default();
+  }
+
+  pub fn remove_reader_view(&mut self, reader: GUID) {
+    self.reader_views.remove(&reader);
+  }
+
+  /// The RTPS Reader `reader` found the sequence numbers of `writer` up to
+  /// and including `irrelevant_up_to` irrelevant before it received any of
+  /// its DATA (a late joiner), and has received reliably everything before
+  /// `reliable_before`. No effect if the DataReader has no view.
+  /// Returns whether the view grew.
+  fn update_reader_view(
+    &mut self,
+    reader: GUID,
+    writer: GUID,
+    irrelevant_up_to: SequenceNumber,
+    reliable_before: SequenceNumber,
+  ) -> bool {
+    let Some(views) = self.reader_views.get_mut(&reader) else {
+      return false;
+    };
+    let view = views
+      .entry(writer)
+      .or_insert((SequenceNumber::zero(), SequenceNumber::zero()));
+    let old = *view;
+    view.0 = max(view.0, irrelevant_up_to);
+    view.1 = max(view.1, reliable_before);
+    *view != old
+  }
+
+  /// `mark_reliably_received_before` by the RTPS Reader `reader`, which
+  /// found everything of `writer` before `irrelevant_from_start_before`
+  /// irrelevant before it received any DATA. Returns whether the marker or
+  /// the reader's view moved forward.
+  pub fn mark_reliably_received_by(
+    &mut self,
+    reader: GUID,
+    writer: GUID,
+    irrelevant_from_start_before: SequenceNumber,
+    sn: SequenceNumber,
+  ) -> bool {
+    let view_moved = self.update_reader_view(
+      reader,
+      writer,
+      irrelevant_from_start_before - SequenceNumber::new(1),
+      sn,
+    );
+    self.mark_reliably_received_before(writer, sn) || view_moved
+  }
+
+  /// The read pointers of a DataReader that has already read everything
+  /// this cache holds or held: the newest instant (best effort) and, per
+  /// writer, the newest sequence number stored or given up on (reliable).
+  /// A VOLATILE DataReader starts from here, so that it does not get the
+  /// samples that other DataReaders of this participant received before it
+  /// existed (the cache is shared by all of them).
+  pub fn read_pointers_after_all(&self) -> (Timestamp, BTreeMap<GUID, SequenceNumber>) {
+    let mut last_sn: BTreeMap<GUID, SequenceNumber> = self
+      .received_reliably_before
+      .iter()
+      .map(|(guid, before)| (*guid, *before - SequenceNumber::new(1)))
+      .collect();
+    for (guid, sns) in &self.sequence_numbers {
+      if let Some((&newest, _)) = sns.iter().next_back() {
+        let sn = last_sn.entry(*guid).or_insert(newest);
+        *sn = max(*sn, newest);
+      }
+    }
+    (self.last_added_instant, last_sn)
   }
 
   #[cfg(test)]

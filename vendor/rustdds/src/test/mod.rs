@@ -8,7 +8,7 @@ use std::{env::VarError, thread, time::Duration};
 
 use anyhow::Result;
 
-use self::test_domain::{test_domain_base, test_domain_id};
+use self::test_domain::{test_domain_base, test_domain_id, MAX_TEST_DOMAIN_BASE};
 use crate::{
   policy::{Durability, History, Reliability},
   DomainParticipant, QosPolicyBuilder, Timestamp, TopicKind,
@@ -64,9 +64,12 @@ fn test_domain_base_parsing() {
   assert_eq!(test_domain_base(Err(VarError::NotPresent)), Ok(0));
   assert_eq!(test_domain_base(Ok(String::new())), Ok(0));
   assert_eq!(test_domain_base(Ok("42".to_string())), Ok(42));
-  // 147 + MAX_TEST_DOMAIN_OFFSET = 199, just below the lock-order test's domains.
-  assert_eq!(test_domain_base(Ok("147".to_string())), Ok(147));
-  for bad in ["148", "180", "65535", "65536", "-1", " 42", "forty-two"] {
+  // MAX_TEST_DOMAIN_BASE + MAX_TEST_DOMAIN_OFFSET = 199, just below the
+  // lock-order test's domains.
+  let max = MAX_TEST_DOMAIN_BASE;
+  assert_eq!(test_domain_base(Ok(max.to_string())), Ok(max));
+  assert!(test_domain_base(Ok((max + 1).to_string())).is_err());
+  for bad in ["180", "65535", "65536", "-1", " 42", "forty-two"] {
     assert!(test_domain_base(Ok(bad.to_string())).is_err(), "{bad:?}");
   }
   assert!(test_domain_base(Err(VarError::NotUnicode("x".into()))).is_err());

@@ -13,7 +13,7 @@ use std::env::{self, VarError};
 pub const TEST_DOMAIN_ENV: &str = "RUSTDDS_TEST_DOMAIN_ID";
 
 /// Largest offset that a test passes to [`test_domain_id`].
-pub const MAX_TEST_DOMAIN_OFFSET: u16 = 52;
+pub const MAX_TEST_DOMAIN_OFFSET: u16 = 54;
 
 /// First of the scratch domains (200-229) that `tests/lock_order_discovery_db.rs`
 /// picks for itself. The shifted test domains stay below it.

@@ -122,6 +122,9 @@ where
   fn drop(&mut self) {
     // Tell dp_event_loop
     self.my_subscriber.remove_reader(self.my_guid);
+    if let Ok(mut topic_cache) = self.topic_cache.lock() {
+      topic_cache.remove_reader_view(self.my_guid);
+    }
 
     // Tell discovery
     match self
@@ -179,13 +182,35 @@ where
       });
     }
 
+    // The topic cache is shared by all DataReaders of the topic in this
+    // participant. A VOLATILE (the default) DataReader gets only samples that
+    // arrive after it was created (DDS v1.4 Section 2.2.3.4), not those that
+    // other DataReaders received before it.
+    let mut read_state = ReadState::new();
+    let volatile = my_guid.entity_id.entity_kind.is_user_defined()
+      && matches!(
+        qos_policy.durability(),
+        None | Some(policy::Durability::Volatile)
+      );
+    // A reliable one also reads from each writer only what its own RTPS
+    // Reader receives: not what others received before it matched the writer.
+    if volatile {
+      let mut tc = topic_cache.lock().unwrap();
+      let (latest_instant, last_read_sn) = tc.read_pointers_after_all();
+      read_state.latest_instant = latest_instant;
+      read_state.last_read_sn = last_read_sn;
+      if qos_policy.is_reliable() {
+        tc.add_reader_view(my_guid);
+      }
+    }
+
     Ok(Self {
       my_subscriber: subscriber,
       qos_policy,
       my_guid,
       notification_receiver: Mutex::new(notification_receiver),
       topic_cache,
-      read_state: Mutex::new(ReadState::new()),
+      read_state: Mutex::new(read_state),
       my_topic: topic,
       deserializer_type: PhantomData,
       discovery_command,
@@ -207,11 +232,12 @@ where
 
   fn try_take_undecoded<'a, 'b: 'a>(
     is_reliable: bool,
+    reader: GUID,
     topic_cache: &'a TopicCache,
     latest_instant: Timestamp,
     last_read_sn: &'b BTreeMap<GUID, SequenceNumber>,
   ) -> impl Iterator<Item = (Timestamp, &'a CacheChange)> {
-    topic_cache.get_changes_in_range(is_reliable, latest_instant, last_read_sn)
+    topic_cache.get_changes_in_range(is_reliable, reader, latest_instant, last_read_sn)
   }
 
   fn update_hash_to_key_map(
@@ -354,8 +380,13 @@ where
     let latest_instant = read_state_ref.latest_instant;
     let (last_read_sn, hash_to_key_map) = read_state_ref.get_sn_map_and_hash_map();
 
-    let mut changes =
-      Self::try_take_undecoded(is_reliable, &topic_cache, latest_instant, last_read_sn);
+    let mut changes = Self::try_take_undecoded(
+      is_reliable,
+      self.my_guid,
+      &topic_cache,
+      latest_instant,
+      last_read_sn,
+    );
 
     // loop in case we get a sample that should be ignored, so we try next.
     loop {

@@ -1,0 +1,186 @@
+//! How a DDS participant is opened: discovery scope, same-host peers, and the
+//! errors of opening one.
+
+use std::net::IpAddr;
+
+use hibari_transport::DomainId;
+use thiserror::Error;
+
+/// The highest `ROS_DOMAIN_ID` whose ports fit in 16 bits (ROS 2's limit:
+/// 7400 + 250·232 + 2·participant + 11 < 65536).
+pub const MAX_DOMAIN: DomainId = 232;
+
+/// How far automatic discovery reaches (ROS 2's `ROS_AUTOMATIC_DISCOVERY_RANGE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiscoveryRange {
+    /// Every host the network reaches (multicast): ROS 2's default, `SUBNET`.
+    #[default]
+    Subnet,
+    /// This host only (`LOCALHOST`): unicast discovery to this host's
+    /// well-known ports, no multicast; data over loopback.
+    Localhost,
+    /// No automatic discovery (`OFF`): only [`DdsOptions::static_peers`].
+    Off,
+}
+
+/// Settings of a [`DdsTransport`](crate::DdsTransport).
+///
+/// `DdsOptions::default()` is ROS 2's zero configuration: multicast discovery
+/// on the subnet, no static peers, and other hibari processes of this host
+/// ignored (they are reached over shared memory). [`from_env`](Self::from_env)
+/// reads ROS 2's environment variables.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct DdsOptions {
+    /// Discovery scope.
+    pub range: DiscoveryRange,
+    /// Hosts to discover beyond the range (ROS 2's `ROS_STATIC_PEERS`): IP
+    /// addresses or host names, announced to by unicast on the well-known
+    /// discovery ports of participant ids 0..32.
+    pub static_peers: Vec<String>,
+    /// Talk to hibari participants of this host and network namespace too
+    /// (normally they are ignored: shared memory carries that traffic).
+    pub same_host_peers: bool,
+    /// Match this participant's own writers with its own readers (normally
+    /// never: within a process the in-process transport delivers).
+    pub loopback: bool,
+    /// Use only these local interfaces (all when empty).
+    pub interfaces: Vec<IpAddr>,
+    /// The most bytes per second this participant sends (0: unlimited).
+    /// Pacing keeps a receiver with a stock socket buffer (Fast DDS uses the
+    /// kernel's default, 208 KiB) from dropping the fragments of a large
+    /// sample; default [`DEFAULT_SEND_RATE`].
+    pub send_rate: u64,
+}
+
+/// The default send rate: 300 MB/s, in bursts of up to 128 KiB (measured
+/// against rclpy with stock socket buffers, `vendor/README.md`).
+pub const DEFAULT_SEND_RATE: u64 = 300_000_000;
+
+/// The burst a paced participant may send at once.
+pub(crate) const SEND_BURST: usize = 128 * 1024;
+
+impl Default for DdsOptions {
+    fn default() -> Self {
+        DdsOptions {
+            range: DiscoveryRange::default(),
+            static_peers: Vec::new(),
+            same_host_peers: false,
+            loopback: false,
+            interfaces: Vec::new(),
+            send_rate: DEFAULT_SEND_RATE,
+        }
+    }
+}
+
+impl DdsOptions {
+    /// The options ROS 2's environment asks for: `ROS_AUTOMATIC_DISCOVERY_RANGE`
+    /// (`SUBNET`, `LOCALHOST`, `OFF`, `SYSTEM_DEFAULT`; unset or unknown
+    /// values mean `SUBNET`) and `ROS_STATIC_PEERS` (`;`-separated hosts).
+    pub fn from_env() -> Self {
+        let range = std::env::var("ROS_AUTOMATIC_DISCOVERY_RANGE").unwrap_or_default();
+        let peers = std::env::var("ROS_STATIC_PEERS").unwrap_or_default();
+        Self::from_values(&range, &peers)
+    }
+
+    fn from_values(range: &str, peers: &str) -> Self {
+        let range = match range.trim().to_ascii_uppercase().as_str() {
+            "LOCALHOST" => DiscoveryRange::Localhost,
+            "OFF" => DiscoveryRange::Off,
+            _ => DiscoveryRange::Subnet,
+        };
+        DdsOptions {
+            range,
+            static_peers: peers
+                .split(';')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            ..DdsOptions::default()
+        }
+    }
+
+    /// Sets [`range`](Self::range).
+    pub fn range(mut self, range: DiscoveryRange) -> Self {
+        self.range = range;
+        self
+    }
+
+    /// Sets [`static_peers`](Self::static_peers).
+    pub fn static_peers(mut self, peers: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.static_peers = peers.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`same_host_peers`](Self::same_host_peers).
+    pub fn same_host_peers(mut self, on: bool) -> Self {
+        self.same_host_peers = on;
+        self
+    }
+
+    /// Sets [`loopback`](Self::loopback).
+    pub fn loopback(mut self, on: bool) -> Self {
+        self.loopback = on;
+        self
+    }
+
+    /// Sets [`send_rate`](Self::send_rate) (bytes per second, 0: unlimited).
+    pub fn send_rate(mut self, bytes_per_sec: u64) -> Self {
+        self.send_rate = bytes_per_sec;
+        self
+    }
+
+    /// Sets [`interfaces`](Self::interfaces).
+    pub fn interfaces(mut self, interfaces: impl IntoIterator<Item = IpAddr>) -> Self {
+        self.interfaces = interfaces.into_iter().collect();
+        self
+    }
+}
+
+/// Why a DDS participant could not be opened.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum DdsOpenError {
+    /// The domain is outside ROS 2's range.
+    #[error("ROS domain {domain} is outside 0..={MAX_DOMAIN}: set ROS_DOMAIN_ID to a value in that range")]
+    Domain {
+        /// The domain asked for.
+        domain: DomainId,
+    },
+    /// The engine could not create the participant (sockets, ports).
+    #[error("the DDS participant could not be created: {0}")]
+    Participant(String),
+    /// The event thread could not be started.
+    #[error("the DDS event thread could not be started: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ros_environment_values_are_read_as_ros_2_defines_them() {
+        assert_eq!(
+            DdsOptions::from_values("", "").range,
+            DiscoveryRange::Subnet
+        );
+        assert_eq!(
+            DdsOptions::from_values("localhost", "").range,
+            DiscoveryRange::Localhost
+        );
+        assert_eq!(
+            DdsOptions::from_values("OFF", "").range,
+            DiscoveryRange::Off
+        );
+        assert_eq!(
+            DdsOptions::from_values("SYSTEM_DEFAULT", "").range,
+            DiscoveryRange::Subnet
+        );
+        let o = DdsOptions::from_values("SUBNET", " 10.0.0.2; host-b ;;");
+        assert_eq!(o.static_peers, ["10.0.0.2", "host-b"]);
+        assert!(!o.same_host_peers && !o.loopback);
+    }
+}

@@ -1,0 +1,105 @@
+"""A hibari Python node and a real rclpy node (ROS 2 Jazzy from the PyPI wheels,
+scripts/ros2-peer.sh) exchange std_msgs/String both ways, through the same default
+Context as every hibari node: its DDS participant finds rclpy by itself.
+
+The rclpy side is the Rust interop tests' peer program
+(crates/hibari/tests/ros2/rclpy_peer.py), started in the test's domain
+(``ROS_DOMAIN_ID``). Without the ROS 2 venv the test fails, saying how to install it.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import threading
+from typing import List
+
+import pytest
+
+import hibari
+from conftest import LONG, ROOT, spin_until
+
+DISTRO = "jazzy"
+PEER = ROOT / "crates" / "hibari" / "tests" / "ros2" / "rclpy_peer.py"
+# Discovery between DDS participants takes a moment; only a hang reaches this.
+DISCOVERY = 60.0
+
+
+class Rclpy:
+    """``rclpy_peer.py <role> <node> <args>`` in its own process, killed at the end."""
+
+    def __init__(self, *args: str) -> None:
+        env_sh = ROOT / f".venv-ros2-{DISTRO}" / "env.sh"
+        if not env_sh.is_file():
+            pytest.fail(f"ROS 2 {DISTRO} is not installed ({env_sh} is missing): "
+                        f"run scripts/ros2-peer.sh {DISTRO}", pytrace=False)
+        self.proc = subprocess.Popen(
+            ["bash", "-c", '. "$1" && shift && exec "$ROS2_PYTHON" "$@"', "peer", str(env_sh),
+             str(PEER), *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: "queue.Queue[str]" = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def expect(self, prefix: str, timeout: float = DISCOVERY) -> str:
+        try:
+            while True:
+                line = self.lines.get(timeout=timeout)
+                if line.startswith(prefix):
+                    return line
+        except queue.Empty:
+            self.kill()
+            assert self.proc.stderr is not None
+            pytest.fail(f"rclpy said no `{prefix}` line within {timeout} s; its stderr:\n"
+                        f"{self.proc.stderr.read()}")
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(LONG)
+
+
+def test_a_hibari_python_node_and_an_rclpy_node_talk_both_ways(domain: int) -> None:
+    from hibari.msg.std_msgs import String
+
+    ctx = hibari.Context([], domain_id=domain)
+    node = hibari.Node("hibari_py", context=ctx)
+    to_rclpy = f"/py_to_rclpy_{os.getpid()}"
+    from_rclpy = f"/rclpy_to_py_{os.getpid()}"
+
+    # hibari → rclpy
+    pub = node.create_publisher(String, to_rclpy, 10)
+    listener = Rclpy("listen", "rclpy_listener", to_rclpy, "5", "reliable")
+    try:
+        assert pub.wait_for_subscribers(1, DISCOVERY), "hibari's publisher never matched rclpy"
+        listener.expect("matched")
+        for n in range(5):
+            pub.publish(String(data=f"msg {n}"))
+        heard = [listener.expect("got ") for _ in range(5)]
+    finally:
+        listener.kill()
+    assert heard == [f"got msg {n}" for n in range(5)]
+
+    # rclpy → hibari
+    got: List[str] = []
+    sub = node.create_subscription(String, from_rclpy, lambda m: got.append(m.data), 10)
+    executor = hibari.SingleThreadedExecutor()
+    executor.add_node(node)
+    talker = Rclpy("talk", "rclpy_talker", from_rclpy, "5", "reliable")
+    try:
+        talker.expect("matched")
+        assert spin_until(executor, lambda: sub.get_publisher_count() > 0, DISCOVERY)
+        talker.send("go")
+        assert spin_until(executor, lambda: len(got) >= 5, DISCOVERY), got
+    finally:
+        talker.kill()
+    assert got == [f"msg {n}" for n in range(5)]
