@@ -31,11 +31,11 @@
 //! - QoS maps one to one (reliability, durability, history/depth, deadline,
 //!   lifespan, liveliness and lease). Endpoint USER_DATA carries
 //!   `typehash=RIHS01_…;` (and, between hibari peers, `history=<depth>;` and the
-//!   endpoint id hibari chose, `hibari_id=<hex>;`); participant USER_DATA
+//!   endpoint id hibari chose, `hibariid=<hex>;`); participant USER_DATA
 //!   carries `enclave=/;`.
 //! - Each sample's [`SampleInfo`](hibari_transport::SampleInfo): `sequence` is
 //!   the RTPS sequence number, `source_timestamp_ns` the DATA's source
-//!   timestamp, `publisher_id` the writer's 16-byte GUID (or its `hibari_id`).
+//!   timestamp, `publisher_id` the writer's 16-byte GUID (or its `hibariid`).
 //! - The graph: own endpoints, every SEDP-discovered endpoint of a ROS topic,
 //!   and nodes from `ros_discovery_info`, which this participant also
 //!   publishes (reliable, transient local, keep last 1) so that rclpy's

@@ -78,10 +78,10 @@ pub(crate) fn prefix_of(guid: GUID) -> [u8; 12] {
     p
 }
 
-/// The hibari id an endpoint announces in its USER_DATA (`hibari_id=<hex>;`),
+/// The hibari id an endpoint announces in its USER_DATA (`hibariid=<hex>;`),
 /// else its GUID.
 pub(crate) fn announced_id(user_data: &[u8], guid: GUID) -> EndpointId {
-    user_data_value(user_data, "hibari_id")
+    user_data_value(user_data, "hibariid")
         .and_then(parse_id)
         .unwrap_or(EndpointId(guid.to_bytes()))
 }
@@ -332,9 +332,9 @@ mod tests {
             announced_id(b"typehash=RIHS01_x;", guid),
             EndpointId([2; 16])
         );
-        let ud = format!("typehash=x;hibari_id={};", EndpointId([7; 16]));
+        let ud = format!("typehash=x;hibariid={};", EndpointId([7; 16]));
         assert_eq!(announced_id(ud.as_bytes(), guid), EndpointId([7; 16]));
-        assert_eq!(announced_id(b"hibari_id=zz;", guid), EndpointId([2; 16]));
+        assert_eq!(announced_id(b"hibariid=zz;", guid), EndpointId([2; 16]));
         let q = with_history(QosProfile::default().keep_last(1), b"history=5;");
         assert_eq!(q.depth(), 5);
         let q = with_history(QosProfile::default(), b"history=0;");

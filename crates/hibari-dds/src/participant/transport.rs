@@ -64,14 +64,14 @@ fn validate(spec: &EndpointSpec) -> Result<(), EndpointCreateError> {
 }
 
 /// The endpoint USER_DATA: ROS 2's `typehash=` and, when hibari chose the
-/// id, `hibari_id=` (so peers report the same id for it).
+/// id, `hibariid=` (so peers report the same id for it).
 fn user_data(spec: &EndpointSpec, id: Option<EndpointId>) -> String {
     let mut s = String::new();
     if !spec.type_hash.is_empty() {
         s.push_str(&format!("typehash={};", spec.type_hash));
     }
     if let Some(id) = id {
-        s.push_str(&format!("hibari_id={id};"));
+        s.push_str(&format!("hibariid={id};"));
     }
     // SEDP carries no history; hibari peers read it from here (0 = keep all).
     s.push_str(&format!("history={};", spec.qos.depth()));
