@@ -49,6 +49,13 @@ impl DdsTransport {
     pub fn participant_guid(&self) -> [u8; 16] {
         self.shared.guid().to_bytes()
     }
+
+    /// How many datagrams this participant received and dropped as malformed
+    /// (not RTPS, truncated, or submessages that do not parse). A malformed
+    /// datagram is discarded whole; everything else goes on.
+    pub fn malformed_message_count(&self) -> u64 {
+        self.shared.participant.malformed_message_count()
+    }
 }
 
 fn validate(spec: &EndpointSpec) -> Result<(), EndpointCreateError> {

@@ -87,6 +87,9 @@ pub(crate) struct ParticipantOptions {
   pub(crate) fragment_size: Option<u16>,
   pub(crate) max_reassembly_bytes: usize,
   pub(crate) send_rate_limit: Option<(u64, usize)>,
+  /// Datagrams that reached a listening socket and were not RTPS this
+  /// participant could parse (shared with the event loop).
+  pub(crate) malformed_messages: Arc<atomic::AtomicU64>,
 }
 
 impl Default for ParticipantOptions {
@@ -100,6 +103,7 @@ impl Default for ParticipantOptions {
       fragment_size: None,
       max_reassembly_bytes: DomainParticipantBuilder::DEFAULT_MAX_REASSEMBLY_BYTES,
       send_rate_limit: None,
+      malformed_messages: Arc::default(),
     }
   }
 }
@@ -735,6 +739,17 @@ impl DomainParticipant {
     self.dpi.lock().ok().and_then(|g| g.only_networks())
   }
 
+  /// How many received datagrams were dropped as malformed: shorter than an
+  /// RTPS header, of an unknown protocol, or RTPS whose submessages do not
+  /// parse. Such a datagram is discarded whole and changes nothing else.
+  pub fn malformed_message_count(&self) -> u64 {
+    self
+      .dpi
+      .lock()
+      .map(|g| g.malformed_message_count())
+      .unwrap_or(0)
+  }
+
   /// Gets all DiscoveredTopics from DDS network
   ///
   /// # Examples
@@ -1260,6 +1275,10 @@ impl DomainParticipantDisc {
     self.dpi.participant_id()
   }
 
+  pub fn malformed_message_count(&self) -> u64 {
+    self.dpi.malformed_message_count()
+  }
+
   pub fn discovered_topics(&self) -> Vec<DiscoveredTopicData> {
     self.dpi.discovered_topics()
   }
@@ -1387,6 +1406,8 @@ pub(crate) struct DomainParticipantInner {
   security_plugins_handle: Option<SecurityPluginsHandle>,
 
   only_networks: Option<Arc<[IpAddr]>>,
+
+  malformed_messages: Arc<atomic::AtomicU64>,
 }
 
 impl Drop for DomainParticipantInner {
@@ -1573,6 +1594,7 @@ impl DomainParticipantInner {
     let (stop_poll_sender, stop_poll_receiver) = wake_channel_unbounded(&dp_waker);
 
     let (ev_ready_tx, ev_ready_rx) = std::sync::mpsc::sync_channel::<CreateResult<()>>(1);
+    let malformed_messages = Arc::clone(&options.malformed_messages);
 
     // Launch the background thread for DomainParticipant
     let disc_db_clone = discovery_db.clone();
@@ -1664,6 +1686,7 @@ impl DomainParticipantInner {
       self_locators,
       security_plugins_handle,
       only_networks,
+      malformed_messages,
     })
   }
 
@@ -1875,6 +1898,10 @@ impl DomainParticipantInner {
 
   pub fn participant_id(&self) -> u16 {
     self.domain_info.participant_id
+  }
+
+  pub fn malformed_message_count(&self) -> u64 {
+    self.malformed_messages.load(atomic::Ordering::Relaxed)
   }
 
   pub fn discovered_topics(&self) -> Vec<DiscoveredTopicData> {

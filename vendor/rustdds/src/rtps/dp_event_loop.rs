@@ -244,6 +244,7 @@ impl DPEventLoop {
         spdp_liveness_sender,
         security_plugins_opt.clone(),
         Rc::clone(&interface_observations),
+        Arc::clone(&options.malformed_messages),
       ),
       interface_observations,
       local_interfaces,

@@ -2,7 +2,11 @@ use std::{
   cell::RefCell,
   collections::{btree_map::Entry, BTreeMap},
   rc::Rc,
-  sync::mpsc::TrySendError,
+  sync::{
+    atomic::{AtomicU64, Ordering},
+    mpsc::TrySendError,
+    Arc,
+  },
 };
 
 use enumflags2::BitFlags;
@@ -110,6 +114,8 @@ impl Default for MessageReceiverState<'_> {
 /// Entities. (See RTPS spec Section 8.3.7)
 pub(crate) struct MessageReceiver {
   pub available_readers: BTreeMap<EntityId, Reader>,
+  /// Datagrams dropped as malformed (the participant's counter).
+  malformed_messages: Arc<AtomicU64>,
   // GuidPrefix sent in this channel needs to be RTPSMessage source_guid_prefix. Writer needs this
   // to locate RTPSReaderProxy if negative acknack.
   acknack_sender: WakeSender<(GuidPrefix, AckSubmessage)>,
@@ -150,8 +156,10 @@ impl MessageReceiver {
     spdp_liveness_sender: WakeSender<GuidPrefix>,
     security_plugins: Option<SecurityPluginsHandle>,
     interface_observations: Rc<RefCell<InterfaceObservations>>,
+    malformed_messages: Arc<AtomicU64>,
   ) -> Self {
     Self {
+      malformed_messages,
       available_readers: BTreeMap::new(),
       acknack_sender,
       spdp_liveness_sender,
@@ -175,6 +183,10 @@ impl MessageReceiver {
       // Protection on by default
       must_be_rtps_protection_special_case: true,
     }
+  }
+
+  fn count_malformed(&self) {
+    self.malformed_messages.fetch_add(1, Ordering::Relaxed);
   }
 
   pub fn reset(&mut self) {
@@ -248,6 +260,7 @@ impl MessageReceiver {
       } else {
         warn!("Message is shorter than RTPS header. Cannot deserialize.");
         debug!("Data was {:?}", msg_bytes);
+        self.count_malformed();
       }
       return;
     }
@@ -265,6 +278,7 @@ impl MessageReceiver {
         return;
       } else {
         warn!("Received message with unknown start of header {magic:x?}. Ignoring.");
+        self.count_malformed();
         return;
       }
     }
@@ -276,6 +290,7 @@ impl MessageReceiver {
       Err(speedy_err) => {
         warn!("RTPS deserialize error {speedy_err:?}");
         debug!("Data was {msg_bytes:?}");
+        self.count_malformed();
         return;
       }
     };
@@ -1197,6 +1212,7 @@ mod tests {
       spdp_liveness_sender,
       None,
       Rc::new(RefCell::new(InterfaceObservations::new())),
+      Arc::default(),
     );
 
     // Create a reader to process the message
@@ -1327,6 +1343,7 @@ mod tests {
       spdp_liveness_sender,
       None,
       Rc::new(RefCell::new(InterfaceObservations::new())),
+      Arc::default(),
     );
 
     message_receiver.handle_received_packet(&udp_bits1, PacketOrigin::UNKNOWN);
