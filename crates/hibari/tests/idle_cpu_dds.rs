@@ -40,7 +40,10 @@ fn own_udp_ports() -> Vec<u32> {
         .filter_map(|line| {
             let f: Vec<&str> = line.split_whitespace().collect();
             let port = u32::from_str_radix(f.get(1)?.rsplit(':').next()?, 16).ok()?;
-            inodes.iter().any(|i| Some(&i.as_str()) == f.get(9)).then_some(port)
+            inodes
+                .iter()
+                .any(|i| Some(&i.as_str()) == f.get(9))
+                .then_some(port)
         })
         .collect()
 }
