@@ -27,12 +27,20 @@
 //!   and the RTPS sequence number as `sequence`;
 //! - on a **reply writer** (`rr/…`), strips the envelope and sends its
 //!   (client, sequence) as the related sample identity, after waiting up to
-//!   [`REPLY_MATCH_WAIT`] for that client's reply reader to match;
+//!   [`REPLY_MATCH_WAIT`] for that client's reply reader to match, and sends
+//!   the reply to that reader only (RustDDS's `to_single_reader`: the other
+//!   matched reply readers get a GAP for its sequence number). rmw_fastrtps
+//!   servers send every reply to every client, and its clients drop other
+//!   clients' replies only after taking them from a reader that keeps the
+//!   last `depth` (10 by default): a client slower than the replies to the
+//!   others lost its own to that history (one of two concurrent rclpy clients
+//!   stalled in about half the runs before replies were addressed);
 //! - on a **reply reader**, keeps only replies whose related GUID is itself
 //!   (or its client's request writer) and rebuilds the envelope with its
 //!   client's id, which is what the hibari client filters on; a reply reader
-//!   that belongs to no client (a recorder) gets every reply, addressed to
-//!   the related GUID.
+//!   that belongs to no client (a recorder) gets every reply that reaches it
+//!   (all of an rmw_fastrtps server's, none a hibari server addressed to
+//!   another reader), addressed to the related GUID.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -219,5 +227,89 @@ mod tests {
         let recorder = ReaderRole::Reply(Arc::default());
         let (seen, _) = recorder.incoming(raw, client, reader, Some(other)).unwrap();
         assert_eq!(seen.to_vec()[4..20], [5; 16]);
+    }
+
+    /// A reply goes on the wire to the reader it is addressed to only (the
+    /// others get a GAP for its sequence number): two reply readers of no
+    /// client, which keep whatever reaches them, each get exactly the replies
+    /// addressed to them, in order. (rmw_fastrtps clients filter only after
+    /// taking, so replies to other clients would fill their keep-last
+    /// history and evict their own.)
+    #[test]
+    fn a_reply_reaches_only_the_reply_reader_it_is_addressed_to() {
+        use std::time::Instant;
+
+        use hibari_transport::conformance::Probe;
+        use hibari_transport::{
+            EndpointSpec, NodeInfo, Payload, QosProfile, ReaderOptions, Transport, WriterOptions,
+        };
+
+        use crate::{DdsOptions, DdsTransport};
+
+        let domain = hibari_testkit::TestDomain::reserve();
+        let open = || {
+            DdsTransport::open(domain.id(), DdsOptions::default().same_host_peers(true)).unwrap()
+        };
+        // A participant per reader: RustDDS's DataReaders of one participant
+        // share what it receives.
+        let (one, two, server) = (open(), open(), open());
+        let service = hibari_testkit::unique_topic("directed").replace('/', "_");
+        let reply = EndpointSpec::new::<Probe>(
+            format!("rr/{service}Reply"),
+            QosProfile::services_default(),
+        );
+        let reader = |on: &DdsTransport, node: &str| {
+            let options = ReaderOptions::default().node(NodeInfo::new("/", node));
+            on.create_reader(&reply, &options).unwrap()
+        };
+        let readers = [reader(&one, "one"), reader(&two, "two")];
+        let writer = server
+            .create_writer(
+                &reply,
+                &WriterOptions::default().node(NodeInfo::new("/", "s")),
+            )
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let wait = |what: &str, done: &dyn Fn() -> bool| {
+            while !done() {
+                assert!(Instant::now() < deadline, "timed out: {what}");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        wait("the writer matching both readers", &|| {
+            writer.matched_count() == 2
+        });
+        wait("both readers matching the writer", &|| {
+            readers.iter().all(|r| r.matched_count() == 1)
+        });
+        // Replies 1..=5 addressed to one, two, one, two, one (as the runtime
+        // writes them: envelope of client id and sequence, then the response).
+        let body = hibari_cdr::Message::to_cdr(&Probe::new(1, 42)).unwrap();
+        for seq in 1..=5u64 {
+            let to = &readers[usize::from(seq % 2 == 0)];
+            let mut cdr = body[..4].to_vec();
+            cdr.extend_from_slice(&to.id().0);
+            cdr.extend_from_slice(&seq.to_le_bytes());
+            cdr.extend_from_slice(&body[4..]);
+            writer.write(Payload::Serialized(cdr.into())).unwrap();
+        }
+        for (r, expected) in readers.iter().zip([vec![1, 3, 5], vec![2, 4]]) {
+            let mut got: Vec<u64> = Vec::new();
+            while got.len() < expected.len() {
+                assert!(
+                    Instant::now() < deadline,
+                    "timed out: got {got:?} of {expected:?}"
+                );
+                match r.take() {
+                    Some(s) => {
+                        let b = s.payload.cdr().unwrap().to_vec();
+                        assert_eq!(b[4..20], r.id().0, "a reply addressed to another reader");
+                        got.push(u64::from_le_bytes(b[20..28].try_into().unwrap()));
+                    }
+                    None => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+            assert_eq!(got, expected);
+        }
     }
 }

@@ -1,6 +1,7 @@
 """roslibpy 2.x as a test peer of hibari-bridge.
 
     python roslibpy_peer.py <port> <scenario> [transport]
+    python roslibpy_peer.py <port> ros2 <heard topic> <said topic> <count>
 
 Each scenario talks to the bridge (and, through it, to native hibari nodes
 the Rust test set up), asserts what it gets and exits 0. roslibpy stops
@@ -17,7 +18,8 @@ import roslibpy
 
 PORT = int(sys.argv[1])
 SCENARIO = sys.argv[2]
-TRANSPORT = sys.argv[3] if len(sys.argv) > 3 else None
+# `ros2 <heard topic> <said topic> <count>` takes arguments of its own.
+TRANSPORT = sys.argv[3] if len(sys.argv) > 3 and SCENARIO != "ros2" else None
 TIMEOUT = 15
 
 
@@ -49,6 +51,33 @@ def echo(ros):
         out.publish(roslibpy.Message({"data": f"py {i}"}))
     wait_for(lambda: len(got) == 5, "five answers")
     assert got == [f"PY {i}" for i in range(5)], got
+
+
+def ros2(ros, heard_topic, said_topic, count):
+    """Through the bridge to stock ROS 2 nodes (rclpy over DDS): hear `count`
+    strings `msg <i>` of an rclpy talker, print `heard`, then publish
+    `roslibpy <i>` to an rclpy listener every 20 ms until a `stop` line
+    comes on stdin."""
+    count = int(count)
+    got = []
+    heard = roslibpy.Topic(ros, heard_topic, "std_msgs/msg/String")
+    heard.subscribe(lambda m: got.append(m["data"]))
+    print("subscribed", flush=True)
+    wait_for(lambda: len(got) >= count, f"{count} strings from the rclpy talker (got {got})")
+    assert got[:count] == [f"msg {i}" for i in range(count)], got
+    print("heard", flush=True)
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), stop.set()), daemon=True).start()
+    said = roslibpy.Topic(ros, said_topic, "std_msgs/msg/String")
+    said.advertise()
+    deadline = time.monotonic() + 4 * TIMEOUT
+    i = 0
+    while not stop.is_set():
+        if time.monotonic() > deadline:
+            raise AssertionError("never told to stop: the rclpy listener heard nothing")
+        said.publish(roslibpy.Message({"data": f"roslibpy {i}"}))
+        i += 1
+        stop.wait(0.02)
 
 
 def exact(ros):
@@ -91,7 +120,10 @@ def services(ros):
 def main():
     ros = connect()
     try:
-        {"echo": echo, "exact": exact, "services": services}[SCENARIO](ros)
+        if SCENARIO == "ros2":
+            ros2(ros, *sys.argv[3:6])
+        else:
+            {"echo": echo, "exact": exact, "services": services}[SCENARIO](ros)
     finally:
         ros.terminate() if TRANSPORT is None else ros.close()
     print(f"ok {SCENARIO}")

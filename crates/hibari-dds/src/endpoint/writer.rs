@@ -6,14 +6,22 @@
 //! acknowledged) waits up to its `WhenFull` timeout (DDS's
 //! `max_blocking_time`), then fails with the payload back; a failed write
 //! consumes no sequence number.
+//!
+//! A volatile writer that has matched no DDS reader drops a write before
+//! encoding it: nothing could receive the sample (a reader matched later
+//! gets only what is written after it matched), and in a Context that
+//! publishes to every transport, a local value must not pay a CDR encoding
+//! for DDS when no DDS peer listens. Delivery is guaranteed to the readers
+//! this writer has matched (its `matched_count`). A transient-local writer
+//! always encodes: it keeps its last samples for readers that join later.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use hibari_cdr::CdrEncodeError;
 use hibari_transport::{
-    now_ns, Endpoint, EndpointEvent, EndpointId, EndpointSpec, EndpointStatus, Notify, Payload,
-    WhenFull, WriteError, Writer,
+    now_ns, Durability, Endpoint, EndpointEvent, EndpointId, EndpointSpec, EndpointStatus, Notify,
+    Payload, WhenFull, WriteError, Writer,
 };
 use rustdds::bytes::Bytes;
 use rustdds::dds::result::WriteError as DdsWriteError;
@@ -67,12 +75,20 @@ impl DdsWriter {
         }
     }
 
+    /// Whether a write can reach nobody, now or later: volatile, nothing
+    /// matched. (A reply writer first waits for its client; see
+    /// [`wait_for_match`](Self::wait_for_match).)
+    fn reaches_nobody(&self) -> bool {
+        !matches!(self.role, WriterRole::Reply)
+            && self.core.spec.qos.durability == Durability::Volatile
+            && self.core.matched_count() == 0
+    }
+
     /// Waits (bounded) until `reader` matched this writer, as rmw_fastrtps
-    /// does before a reply to a client whose reply reader it has not seen.
-    fn wait_for_match(&self, reader: GUID) {
-        if reader.entity_id.kind().is_reader() {
-            self.core.wait_matched(reader, REPLY_MATCH_WAIT);
-        }
+    /// does before a reply to a client whose reply reader it has not seen;
+    /// whether it did (`false` for a GUID that is not a reader's).
+    fn wait_for_match(&self, reader: GUID) -> bool {
+        reader.entity_id.kind().is_reader() && self.core.wait_matched(reader, REPLY_MATCH_WAIT)
     }
 }
 
@@ -102,6 +118,9 @@ impl Endpoint for DdsWriter {
 
 impl Writer for DdsWriter {
     fn write(&self, payload: Payload) -> Result<(), WriteError> {
+        if self.reaches_nobody() {
+            return Ok(());
+        }
         let mut bytes = raw_bytes(&payload)?;
         let mut options = WriteOptionsBuilder::new().source_timestamp(timestamp_from_ns(now_ns()));
         match &self.role {
@@ -112,7 +131,11 @@ impl Writer for DdsWriter {
             }
             WriterRole::Reply => match service::split_reply(&bytes) {
                 Some((identity, body)) => {
-                    self.wait_for_match(identity.writer_guid);
+                    if self.wait_for_match(identity.writer_guid) {
+                        // To the client's reply reader only: the other
+                        // matched readers get a GAP for this sequence number.
+                        options = options.to_single_reader(identity.writer_guid);
+                    }
                     options = options.related_sample_identity(identity);
                     bytes = Bytes::from(body);
                 }

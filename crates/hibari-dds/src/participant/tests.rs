@@ -201,3 +201,86 @@ fn a_reply_reaches_only_the_client_that_asked_with_its_own_id_in_the_envelope() 
     std::thread::sleep(Duration::from_millis(100));
     assert!(overhears.take().is_none(), "another client got the reply");
 }
+
+/// Encodings of [`Counted`] so far.
+static ENCODED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A message that counts how often it is encoded.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Counted(u32);
+
+impl hibari_cdr::Message for Counted {
+    const TYPE_NAME: &'static str = "hibari_test/msg/Counted";
+    const TYPE_HASH: &'static str = "";
+    const DEFINITION: &'static str = "uint32 data\n";
+    fn encode_fields<S: hibari_cdr::CdrSink>(
+        &self,
+        w: &mut hibari_cdr::CdrWriter<S>,
+    ) -> Result<(), hibari_cdr::CdrEncodeError> {
+        ENCODED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        w.write(self.0)
+    }
+    fn decode_fields_into(
+        &mut self,
+        r: &mut hibari_cdr::CdrReader<'_>,
+    ) -> Result<(), hibari_cdr::CdrDecodeError> {
+        self.0 = r.read()?;
+        Ok(())
+    }
+}
+
+fn take_one(r: &dyn hibari_transport::Reader, what: &str) -> hibari_transport::Sample {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(s) = r.take() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "{what} never arrived");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A volatile writer with no DDS reader does not encode what it is given; a
+/// transient-local one does (and keeps it for a late joiner), and so does the
+/// volatile one once a reader matched.
+#[test]
+fn a_volatile_writer_with_no_reader_does_not_encode() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let encoded = || ENCODED.load(SeqCst);
+    let t = DdsTransport::open(domain(), DdsOptions::default().loopback(true)).unwrap();
+    let topic =
+        |tag: &str, qos| EndpointSpec::new::<Counted>(hibari_testkit::unique_topic(tag), qos);
+    let volatile = topic("unheard", QosProfile::default());
+    let w = t
+        .create_writer(&volatile, &WriterOptions::default())
+        .unwrap();
+    for i in 0..3 {
+        w.write(Payload::from_message(Counted(i))).unwrap();
+    }
+    assert_eq!(encoded(), 0, "a write nobody can receive was encoded");
+
+    let latched = topic("latched", QosProfile::latched(5));
+    let lw = t
+        .create_writer(&latched, &WriterOptions::default())
+        .unwrap();
+    lw.write(Payload::from_message(Counted(7))).unwrap();
+    assert!(
+        encoded() > 0,
+        "a transient-local write must be kept, encoded"
+    );
+    let lr = t
+        .create_reader(&latched, &ReaderOptions::default())
+        .unwrap();
+    let s = take_one(&*lr, "the late joiner's sample");
+    assert_eq!(s.payload.into_owned::<Counted>().unwrap(), Counted(7));
+
+    let r = t
+        .create_reader(&volatile, &ReaderOptions::default())
+        .unwrap();
+    wait_matched(&*w, 1);
+    let before = encoded();
+    w.write(Payload::from_message(Counted(9))).unwrap();
+    assert!(encoded() > before, "a matched write must be encoded");
+    let s = take_one(&*r, "the matched sample");
+    assert_eq!(s.payload.into_owned::<Counted>().unwrap(), Counted(9));
+}

@@ -221,7 +221,7 @@ impl Transport for DdsTransport {
         options: &ReaderOptions,
     ) -> Result<Box<dyn Reader>, EndpointCreateError> {
         validate(spec)?;
-        let q = qos::to_dds(&spec.qos, &options.limits, None)
+        let q = qos::to_dds(&qos::engine_reader(&spec.qos), &options.limits, None)
             .with_user_data(user_data(spec, options.id));
         let topic = self.topic(spec, &q)?;
         let dds_topic = names::topic_to_dds(&spec.topic);

@@ -34,6 +34,25 @@ fn std_duration(d: rustdds::Duration) -> Option<Duration> {
     (std < Duration::from_secs(100 * 365 * 86_400)).then_some(std)
 }
 
+/// The least keep-last depth a reader's engine cache gets (see
+/// [`engine_reader`]).
+pub const ENGINE_READER_DEPTH: usize = 256;
+
+/// The profile a reader's engine (RustDDS) cache is created with: a keep-last
+/// depth of at least [`ENGINE_READER_DEPTH`]. The event thread drains that
+/// cache into hibari's queue, which keeps the reader's own depth and counts
+/// what it drops as lost; a cache only as deep as the reader would itself
+/// replace samples the thread had not drained yet (under load), and those
+/// losses would go uncounted when they precede a writer's first drained
+/// sample. SEDP carries no history, so peers see the same reader.
+pub fn engine_reader(qos: &QosProfile) -> QosProfile {
+    let mut q = *qos;
+    if let History::KeepLast(n) = q.history {
+        q.history = History::KeepLast(n.max(ENGINE_READER_DEPTH));
+    }
+    q
+}
+
 /// The DDS policies of an endpoint with `qos`; `limits` bound a keep-all
 /// history, `when_full` sets a reliable writer's blocking time.
 pub fn to_dds(
@@ -167,5 +186,15 @@ mod tests {
         };
         let dds = to_dds(&QosProfile::default().keep_all(), &limits, None);
         assert_eq!(dds.resource_limits().map(|r| r.max_samples), Some(5));
+    }
+
+    #[test]
+    fn a_reader_engine_cache_is_at_least_engine_depth_deep() {
+        let shallow = engine_reader(&QosProfile::default().keep_last(3));
+        assert_eq!(shallow.history, History::KeepLast(ENGINE_READER_DEPTH));
+        let deep = QosProfile::default().keep_last(ENGINE_READER_DEPTH + 1);
+        assert_eq!(engine_reader(&deep), deep);
+        let all = QosProfile::default().keep_all();
+        assert_eq!(engine_reader(&all), all);
     }
 }

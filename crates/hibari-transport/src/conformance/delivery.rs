@@ -65,6 +65,9 @@ pub fn every_reader_gets_every_sample_of_every_writer(f: &dyn TransportFactory) 
     for w in &writers {
         wait_matched(&**w, 3);
     }
+    for r in &readers {
+        wait_matched(&**r, 3);
+    }
     for i in 0..20 {
         for (tag, w) in writers.iter().enumerate() {
             write(&**w, tag as u32, i);
@@ -93,6 +96,8 @@ pub fn writes_from_many_threads_keep_the_order_of_each_writer(f: &dyn TransportF
     let shared = rig.writer(keep_all());
     let own: Vec<_> = (0..2).map(|_| rig.writer(keep_all())).collect();
     wait_matched(&*r, 3);
+    wait_matched(&*shared, 1);
+    own.iter().for_each(|w| wait_matched(&**w, 1));
     std::thread::scope(|s| {
         for tag in 0..2u32 {
             let w = &*shared;
@@ -125,9 +130,11 @@ pub fn a_reader_added_mid_stream_gets_the_later_samples_in_order(f: &dyn Transpo
     let first = rig.reader(keep_all());
     let w = rig.writer(keep_all());
     wait_matched(&*w, 1);
+    wait_matched(&*first, 1);
     (0..10).for_each(|i| write(&*w, 0, i));
     let late = rig.reader(keep_all());
     wait_matched(&*w, 2);
+    wait_matched(&*late, 1);
     (10..20).for_each(|i| write(&*w, 0, i));
     let got = take_n(&*late, 10);
     assert_in_order_without_loss(&got);

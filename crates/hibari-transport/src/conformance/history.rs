@@ -21,6 +21,7 @@ pub fn keep_last_overflow_drops_the_oldest_and_counts_the_loss(f: &dyn Transport
     let r = rig.reader(QosProfile::default().best_effort().keep_last(3));
     let w = rig.writer(QosProfile::default());
     wait_matched(&*w, 1);
+    wait_matched(&*r, 1);
     (0..10).for_each(|i| write(&*w, 0, i));
     assert!(
         eventually(|| r.status().lost_total == 7 && r.queued() == 3),
@@ -45,8 +46,14 @@ pub fn keep_all_keeps_every_sample_up_to_its_limit(f: &dyn TransportFactory) {
     let r = rig.reader_with(qos, ReaderOptions::default().limits(limits(20)));
     let w = rig.writer(QosProfile::default());
     wait_matched(&*w, 1);
+    wait_matched(&*r, 1);
     (0..15).for_each(|i| write(&*w, 0, i));
-    assert!(eventually(|| r.queued() == 15));
+    assert!(
+        eventually(|| r.queued() == 15),
+        "queued {}, status {:?}",
+        r.queued(),
+        r.status()
+    );
     let got = take_n(&*r, 15);
     assert!(got.iter().all(|s| s.info.lost_before == 0));
     (15..40).for_each(|i| write(&*w, 0, i));
@@ -69,8 +76,14 @@ pub fn best_effort_readers_never_block_the_writer(f: &dyn TransportFactory) {
         WriterOptions::default().when_full(hour),
     );
     wait_matched(&*w, 1);
+    wait_matched(&*r, 1);
     (0..10_000).for_each(|i| write(&*w, 0, i));
-    assert!(eventually(|| r.status().lost_total >= 9_999 - 1));
+    assert!(
+        eventually(|| r.status().lost_total >= 9_999 - 1),
+        "status {:?}, queued {}",
+        r.status(),
+        r.queued()
+    );
     assert!(r.queued() <= 1);
 }
 
@@ -228,6 +241,8 @@ pub fn expired_samples_are_never_taken(f: &dyn TransportFactory) {
     let short = rig.writer(QosProfile::default().lifespan(Duration::from_millis(1)));
     let long = rig.writer(QosProfile::default().lifespan(Duration::from_secs(3600)));
     wait_matched(&*r, 2);
+    wait_matched(&*short, 1);
+    wait_matched(&*long, 1);
     write(&*short, 0, 0);
     std::thread::sleep(Duration::from_millis(20));
     assert!(

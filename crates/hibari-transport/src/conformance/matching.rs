@@ -192,6 +192,8 @@ pub fn sequence_numbers_start_at_one_and_grow_by_one_per_writer(f: &dyn Transpor
     let w1 = rig.writer(QosProfile::default());
     let w2 = rig.writer(QosProfile::default());
     wait_matched(&*r, 2);
+    wait_matched(&*w1, 1);
+    wait_matched(&*w2, 1);
     for i in 0..10 {
         write(&*w1, 1, i);
         if i % 2 == 0 {
@@ -216,6 +218,7 @@ pub fn source_timestamps_precede_reception_timestamps(f: &dyn TransportFactory) 
     let r = rig.reader(QosProfile::default().keep_all());
     let w = rig.writer(QosProfile::default());
     wait_matched(&*w, 1);
+    wait_matched(&*r, 1);
     let before = crate::now_ns();
     (0..50).for_each(|i| write(&*w, 0, i));
     let got = take_n(&*r, 50);
@@ -255,6 +258,9 @@ pub fn publisher_ids_are_stable_per_writer_and_distinct_across_writers(f: &dyn T
         .unwrap();
     assert_eq!(w3.id(), chosen);
     wait_matched(&*r, 3);
+    for w in [&w1, &w2, &w3] {
+        wait_matched(&**w, 1);
+    }
     for i in 0..5 {
         write(&*w1, 1, i);
         write(&*w2, 2, i);

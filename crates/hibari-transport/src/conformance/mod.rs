@@ -363,6 +363,11 @@ pub(crate) fn eventually(mut cond: impl FnMut() -> bool) -> bool {
 }
 
 /// Waits until `e` has `n` matched peers.
+///
+/// Each side sees a match on its own (over a network, discovery reaches the
+/// writer and the reader at different times), and a writer delivers to the
+/// readers it has matched, which a reader accepts from the writers it has
+/// matched: a check that needs a sample to arrive waits for both sides.
 pub(crate) fn wait_matched(e: &dyn crate::Endpoint, n: usize) {
     assert!(
         eventually(|| e.matched_count() == n),

@@ -44,7 +44,8 @@ impl Peer {
     /// Starts `rclpy_peer.py <role> <node> <args>` of `distro` in `domain`.
     pub fn start(distro: &str, domain: u32, role: &str, node: &str, args: &[&str]) -> Peer {
         let env = env_sh(distro);
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ros2/rclpy_peer.py");
+        // From the root: the bridge's tests include this file too.
+        let script = root().join("crates/hibari/tests/ros2/rclpy_peer.py");
         let dir = hibari_testkit::tempdir().expect("a temporary directory");
         let stderr = dir.path().join("stderr");
         let mut command = Command::new("bash");

@@ -21,7 +21,7 @@ pub fn two_rclpy_clients_get_only_their_own_replies_from_a_hibari_server(distro:
     // Requests served, of (true, false): where a missing reply was lost.
     let served = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
     let count = served.clone();
-    let _server = rig
+    let server = rig
         .node
         .create_service::<SetBool, _>(
             &service,
@@ -76,7 +76,8 @@ pub fn two_rclpy_clients_get_only_their_own_replies_from_a_hibari_server(distro:
             let late = if done[0].is_none() { &yes } else { &no };
             late.fail(&format!(
                 "not done within {LIMIT:?}: {done:?}, replies (true, false): {replies:?} of {calls}, \
-                 requests served: {served:?}"
+                 requests served: {served:?}, replies the server failed to write: {}",
+                server.failed_replies()
             ));
         }
     }

@@ -165,7 +165,20 @@ fn frame(seq: usize, data: Vec<u8>) -> Image {
     image
 }
 
+/// Held by a 1080p stream test for its whole run. A 6 MB frame at 30 Hz
+/// takes most of a core in rclpy alone; two such streams side by side (the
+/// test harness runs tests in parallel) on a 2-core machine measure CPU
+/// starvation, not the transport. Lighter tests still run beside them.
+static ONE_IMAGE_STREAM_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn image_stream_slot() -> std::sync::MutexGuard<'static, ()> {
+    ONE_IMAGE_STREAM_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 pub fn images_hibari_to_rclpy(distro: &str) {
+    let _slot = image_stream_slot();
     let rig = Rig::new("hibari_camera");
     let topic = unique_topic("ros2_image");
     let publisher = rig
@@ -202,6 +215,7 @@ pub fn images_hibari_to_rclpy(distro: &str) {
 }
 
 pub fn images_rclpy_to_hibari(distro: &str) {
+    let _slot = image_stream_slot();
     let rig = Rig::new("hibari_viewer");
     let topic = unique_topic("ros2_image");
     let sub = rig

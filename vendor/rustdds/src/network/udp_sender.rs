@@ -281,14 +281,19 @@ impl UDPSender {
     *self.pacer.borrow_mut() = limit.map(|(rate, burst)| Pacer::new(rate, burst));
   }
 
-  /// With a rate limit: how long until the next datagram may go (zero: now).
+  /// With a rate limit: how long until the next datagram may go (zero: now,
+  /// including a wait short enough to be slept in place when sending, which a
+  /// poll timeout with its millisecond resolution would stretch to 1 ms).
   /// None without a rate limit.
   pub(crate) fn pacing_delay(&self) -> Option<std::time::Duration> {
-    self
-      .pacer
-      .borrow_mut()
-      .as_mut()
-      .map(|p| p.delay(std::time::Instant::now()))
+    self.pacer.borrow_mut().as_mut().map(|p| {
+      let delay = p.delay(std::time::Instant::now());
+      if delay <= PACER_MAX_INLINE_WAIT {
+        std::time::Duration::ZERO
+      } else {
+        delay
+      }
+    })
   }
 
   /// One non-blocking datagram send. Never blocks (a rate limit may sleep for
@@ -645,6 +650,22 @@ mod tests {
     for _ in 0..10 {
       assert!(fast.admit(1000));
     }
+  }
+
+  #[test]
+  fn pacing_delay_counts_an_in_place_wait_as_now() {
+    // The event loop polls with millisecond resolution: a wait that a send
+    // would sleep in place must read as "now", or every resume of a paced
+    // push would cost a whole millisecond.
+    let sender = UDPSender::new(11299).expect("failed to create UDPSender");
+    assert_eq!(sender.pacing_delay(), None);
+    sender.set_rate_limit(Some((1_000_000_000, 1000)));
+    let set_tokens = |t: f64| sender.pacer.borrow_mut().as_mut().unwrap().tokens = t;
+    set_tokens(-100_000.0); // 100 us at 1 GB/s
+    assert_eq!(sender.pacing_delay(), Some(std::time::Duration::ZERO));
+    set_tokens(-10_000_000.0); // 10 ms
+    let delay = sender.pacing_delay().unwrap();
+    assert!(delay > PACER_MAX_INLINE_WAIT, "{delay:?}");
   }
 
   #[test]

@@ -57,6 +57,18 @@ pub const HEARTBEAT_PERIOD_SLOW: crate::structure::duration::Duration =
 pub const HEARTBEAT_PERIOD_FAST: crate::structure::duration::Duration =
   crate::structure::duration::Duration::from_millis(100);
 
+// Delay of the extra HEARTBEAT a reliable Writer sends after the last fragment
+// of a fragmented sample (Writer::schedule_heartbeat_after_push): long enough
+// for the reader to drain the burst from its socket buffer, short next to a
+// frame period.
+pub const HEARTBEAT_AFTER_FRAGMENTED_PUSH_DELAY: std::time::Duration =
+  std::time::Duration::from_millis(5);
+
+// With a send-rate limit, the most bytes one bulk push sends before it lets the
+// event loop serve incoming ACKNACK / NACK_FRAG and repairs (see
+// Writer::send_cache_change_from).
+pub const PACED_PUSH_YIELD_BYTES: usize = 2 * 1024 * 1024;
+
 // Fallback upper bound on the number of CacheChanges a Writer retains in its
 // history when the Writer QoS does not specify ResourceLimits.max_samples. This
 // is only a memory-safety backstop: for reliable Writers, samples that matched
@@ -129,7 +141,7 @@ pub const MAX_FRAGMENT_SIZE: u16 = 65_000;
 
 // Most bytes of DATAFRAG payload one NACK_FRAG repair round sends to one
 // reader (at least 8 fragments).
-pub const REPAIR_FRAGS_BATCH_MAX_BYTES: usize = 1024 * 1024;
+pub const REPAIR_FRAGS_BATCH_MAX_BYTES: usize = 4 * 1024 * 1024;
 
 // A NACK_FRAG that asks again for a fragment repaired less than this ago is
 // not answered for that fragment: the request crossed the repair (readers

@@ -609,53 +609,22 @@ impl RtpsReaderProxy {
     }
   }
 
-  // Note: The current implementation produces an iterator that iterates only
-  // over one fragmented sample, but the upper layer should detect that
-  // there are still other fragmented samples requested (if any)
-  // and continue sending.
-  pub fn frags_requested_iterator(&self) -> FragBitVecIterator {
-    match self.frags_requested.iter().next() {
-      None => FragBitVecIterator::new(SequenceNumber::default(), BitVec::new()), // empty iterator
-      Some((sn, bv)) => FragBitVecIterator::new(*sn, bv.clone()),
-    }
+  /// Every requested fragment, `(sample, fragment)`, lowest sample first, over
+  /// all samples with requests (a reader that overran its socket buffer
+  /// NACK_FRAGs several samples at once).
+  pub fn frags_requested_iterator(
+    &self,
+  ) -> impl Iterator<Item = (SequenceNumber, FragmentNumber)> + '_ {
+    self.frags_requested.iter().flat_map(|(sn, bv)| {
+      bv.iter()
+        .enumerate()
+        .filter(|(_, requested)| *requested)
+        .map(move |(idx, _)| (*sn, FragmentNumber::new(idx as u32 + 1)))
+    })
   }
 
   pub fn repair_frags_requested(&self) -> bool {
     self.frags_requested.values().any(|rf| rf.any())
-  }
-}
-
-pub struct FragBitVecIterator {
-  sequence_number: SequenceNumber,
-  frag_count: FragmentNumber,
-  bitvec: BitVec,
-}
-
-impl FragBitVecIterator {
-  pub fn new(sequence_number: SequenceNumber, bv: BitVec) -> FragBitVecIterator {
-    FragBitVecIterator {
-      sequence_number,
-      frag_count: FragmentNumber::new(1),
-      bitvec: bv,
-    }
-  }
-}
-
-impl Iterator for FragBitVecIterator {
-  type Item = (SequenceNumber, FragmentNumber);
-
-  fn next(&mut self) -> Option<Self::Item> {
-    // f indexes from 1, like FragmentNumber
-    let mut f = u32::from(self.frag_count);
-    while (f as usize) <= self.bitvec.len() && self.bitvec.get((f - 1) as usize) == Some(false) {
-      f += 1;
-    }
-    if (f as usize) > self.bitvec.len() {
-      None
-    } else {
-      self.frag_count = FragmentNumber::new(f + 1);
-      Some((self.sequence_number, FragmentNumber::new(f)))
-    }
   }
 }
 
@@ -760,6 +729,27 @@ mod acknack_tests {
     rp.mark_frags_requested(sn, &frags(&[1, 2, 5]));
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     assert_eq!(requested, vec![(sn, FragmentNumber::new(5))]);
+  }
+
+  #[test]
+  fn requested_frags_of_every_sample_are_listed_lowest_sample_first() {
+    let guid = GUID::new(GuidPrefix::UNKNOWN, EntityId::UNKNOWN);
+    let mut rp = RtpsReaderProxy::new(guid, QosPolicies::default(), false);
+    let frags = |v: &[u32]| {
+      FragmentNumberSet::from_base_and_set(
+        FragmentNumber::new(v[0]),
+        &v.iter().map(|f| FragmentNumber::new(*f)).collect(),
+      )
+    };
+    let (sn4, sn7) = (SequenceNumber::from(4), SequenceNumber::from(7));
+    rp.mark_frags_requested(sn7, &frags(&[2, 90]));
+    rp.mark_frags_requested(sn4, &frags(&[5, 6]));
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    let f = FragmentNumber::new;
+    assert_eq!(
+      requested,
+      vec![(sn4, f(5)), (sn4, f(6)), (sn7, f(2)), (sn7, f(90))]
+    );
   }
 
   #[test]

@@ -30,9 +30,9 @@ use crate::{
     constant::{
       DEFAULT_FRAGMENT_SIZE, DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
       MAX_FRAGMENT_SIZE, MIN_FRAGMENT_SIZE, REPAIR_FRAGS_BATCH_MAX_BYTES, HEARTBEAT_PERIOD_FAST,
-      HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE, NACK_RESPONSE_DELAY,
-      NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT,
-      REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
+      HEARTBEAT_AFTER_FRAGMENTED_PUSH_DELAY, HEARTBEAT_PERIOD_SLOW, PACED_PUSH_YIELD_BYTES,
+      HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE, NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION,
+      REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
     rtps_reader_proxy::RtpsReaderProxy,
@@ -114,6 +114,9 @@ pub(crate) enum SendProgress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TimedEvent {
   Heartbeat,
+  // One extra HEARTBEAT a moment after a fragmented sample's push (see
+  // HEARTBEAT_AFTER_FRAGMENTED_PUSH_DELAY); does not reschedule itself.
+  HeartbeatAfterPush,
   CacheCleaning,
   SendRepairData { to_reader: GUID },
   SendRepairFrags { to_reader: GUID },
@@ -209,6 +212,9 @@ pub(crate) struct Writer {
   // Serialized-payload bytes per DATAFRAG fragment (constant for the writer's
   // lifetime, RTPS v2.5 8.4.14.1.1). See `DEFAULT_FRAGMENT_SIZE`.
   fragment_size: u16,
+
+  // A HeartbeatAfterPush event is pending (at most one at a time).
+  heartbeat_after_push_scheduled: bool,
 
   // Interface-aware transmit: per-remote observed receive interfaces/addresses,
   // shared (intra-thread) with the MessageReceiver that records them. Consulted
@@ -355,6 +361,7 @@ impl Writer {
       extra_unicast_destinations: Vec::new(),
       prefer_loopback_same_host: true,
       fragment_size: DEFAULT_FRAGMENT_SIZE,
+      heartbeat_after_push_scheduled: false,
       interface_observations,
       local_interfaces,
       min_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
@@ -418,6 +425,21 @@ impl Writer {
         event,
       },
     );
+  }
+
+  // After a fragmented sample's push, HEARTBEAT again a moment later: the
+  // HEARTBEAT that trails the last fragment goes out right behind it and is
+  // lost with it when the burst overran the reader's socket buffer; without
+  // this the reader would learn of the loss only at the next periodic
+  // HEARTBEAT (up to HEARTBEAT_PERIOD_FAST later).
+  fn schedule_heartbeat_after_push(&mut self) {
+    if self.is_reliable() && !self.like_stateless && !self.heartbeat_after_push_scheduled {
+      self.heartbeat_after_push_scheduled = true;
+      self.schedule_timed_event(
+        HEARTBEAT_AFTER_FRAGMENTED_PUSH_DELAY,
+        TimedEvent::HeartbeatAfterPush,
+      );
+    }
   }
 
   // Time between repair rounds for one reader. See REPAIR_INTERVAL_DEFAULT.
@@ -502,6 +524,11 @@ impl Writer {
           self.schedule_timed_event(std::time::Duration::from(period), TimedEvent::Heartbeat);
         }
       }
+      TimedEvent::HeartbeatAfterPush => {
+        self.heartbeat_after_push_scheduled = false;
+        // Sends only if some reader has not acknowledged everything.
+        self.handle_heartbeat_tick(false);
+      }
       TimedEvent::CacheCleaning => {
         self.handle_cache_cleaning();
         self.schedule_timed_event(
@@ -545,6 +572,9 @@ impl Writer {
           .is_some_and(RtpsReaderProxy::repair_frags_requested)
         {
           self.schedule_repair_frags(reader_guid, self.repair_interval());
+        } else {
+          // The repair burst may have been lost in part as well: ask again soon.
+          self.schedule_heartbeat_after_push();
         }
       } // SendRepairFrags
     } // match
@@ -859,7 +889,7 @@ impl Writer {
         // every DATA). Only reliable writers piggyback a heartbeat here;
         // best-effort skips it entirely.
         let send_also_heartbeat = self.is_reliable();
-        let (_fragmented, progress) = {
+        let (fragmented, progress) = {
           let target_reader_opt = match write_options.to_single_reader() {
             Some(guid) => self.readers.get(&guid), // Sending only to this reader
             None => None,                          // Sending to all matched readers
@@ -893,6 +923,9 @@ impl Writer {
             self.sample_cursor = SampleCursor::Fresh;
             self.send_buffer.set_sent_frontier(sequence_number);
             self.mark_change_sent_to_all_readers(sequence_number);
+            if fragmented {
+              self.schedule_heartbeat_after_push();
+            }
           }
           SendProgress::Blocked { cursor, blocked } => {
             // Reliable writers always back-pressure. Best-effort writers only if
@@ -1015,9 +1048,32 @@ impl Writer {
       FragmentationIter::new_resume(self, cc, target_reader_opt, send_also_heartbeat, cursor);
     let fragmentation_needed = messages_to_send.fragmentation_needed();
 
+    // With a send-rate limit, a bulk push hands the event loop back after
+    // PACED_PUSH_YIELD_BYTES (as if the socket blocked; the loop resumes it as
+    // soon as the limit allows), so that ACKNACK / NACK_FRAG and repairs are
+    // served between the fragments of a large sample, not after it (a 6 MB
+    // sample at 300 MB/s is 20 ms of pacing).
+    let yield_after = (class == TrafficClass::Bulk && self.udp_sender.pacing_delay().is_some())
+      .then_some(PACED_PUSH_YIELD_BYTES);
+    let mut pushed_bytes = 0;
+
     // Send the messages, either to all readers or just one, stopping at the
     // first message that a socket could not accept.
     for (resume_cursor, msg) in messages_to_send {
+      if yield_after.is_some_and(|limit| pushed_bytes >= limit) {
+        return (
+          fragmentation_needed,
+          SendProgress::Blocked {
+            cursor: resume_cursor,
+            blocked: self.udp_sender.socket_ids().into_iter().collect(),
+          },
+        );
+      }
+      pushed_bytes += msg
+        .submessages
+        .iter()
+        .map(|s| usize::from(s.header.content_length))
+        .sum::<usize>();
       let blocked = match target_reader_opt {
         None => {
           self.send_message_to_readers(self.fanout_mode(), msg, &mut self.readers.values(), class)
@@ -1588,10 +1644,15 @@ impl Writer {
 
     let reader_guid = reader_proxy.remote_reader_guid;
 
-    // Get (an iterator to) frags requested but not yet sent
-    // reader_proxy.
-    // Iterate over frags to be sent
-    for (seq_num, frag_num) in reader_proxy.frags_requested_iterator().take(max_send_count) {
+    // Frags requested but not yet sent, lowest sample first, over every sample
+    // with requests: a reader that overran its socket buffer NACKs several
+    // samples at once, and serving one sample per round left the others
+    // waiting a round (10-30 ms) each.
+    let to_send: Vec<(SequenceNumber, FragmentNumber)> = reader_proxy
+      .frags_requested_iterator()
+      .take(max_send_count)
+      .collect();
+    for (seq_num, frag_num) in to_send {
       // Sanity check request
       // ^^^ TODO
 
@@ -2978,7 +3039,9 @@ mod tests {
               let to_reader = match event {
                 TimedEvent::SendRepairData { to_reader }
                 | TimedEvent::SendRepairFrags { to_reader } => Some(to_reader),
-                TimedEvent::Heartbeat | TimedEvent::CacheCleaning => None,
+                TimedEvent::Heartbeat
+                | TimedEvent::HeartbeatAfterPush
+                | TimedEvent::CacheCleaning => None,
               };
               if to_reader == Some(self.reader_guid) {
                 found.push(event);

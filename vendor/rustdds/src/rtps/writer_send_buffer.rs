@@ -291,6 +291,12 @@ impl WriterSendBuffer {
     let trim_keep_last = !shared.is_builtin
       && (!may_block
         || (shared.reliable_writer && shared.volatile && !inner.reliable_readers_present));
+    // A reliable writer trims only samples already on the wire: one not yet
+    // sent (the event loop transmits after admission) would otherwise vanish
+    // unseen by the matched best-effort readers, which cannot tell a sample
+    // never sent from one written before they matched. Its unsent samples are
+    // bounded by the backlog limit at admission (`has_room`).
+    let keep_unsent = may_block;
     if trim_keep_last {
       while inner.changes.len() > inner.max_retain {
         // BTreeMap keeps keys sorted, so the first entry is the oldest SN.
@@ -298,6 +304,9 @@ impl WriterSendBuffer {
           Some(sn) => sn,
           None => break,
         };
+        if keep_unsent && oldest > inner.sent_frontier {
+          break;
+        }
         inner.changes.remove(&oldest);
         inner.first_seq = oldest.plus_1();
       }
@@ -651,6 +660,7 @@ mod tests {
     // KeepLast so the buffer cannot balloon before discovery completes.
     for _ in 0..100 {
       assert!(admit_now(&buf, WriteOptions::default()));
+      buf.set_sent_frontier(buf.last_change_sequence_number());
       assert!(buf.retained_len() <= max_retain);
     }
     assert_eq!(buf.retained_len(), max_retain);
@@ -662,5 +672,35 @@ mod tests {
       assert!(admit_now(&buf, WriteOptions::default()));
     }
     assert_eq!(buf.retained_len(), max_retain + 10);
+  }
+
+  // A reliable writer with no reliable reader (only best-effort ones) trims
+  // KeepLast only behind the sent frontier: a burst written faster than the
+  // event loop transmits keeps its unsent samples (bounded by the backlog
+  // limit), so each is still sent once instead of being evicted unseen.
+  #[test]
+  fn reliable_writer_without_reliable_reader_keeps_unsent_samples() {
+    let max_retain = 4;
+    let buf = WriterSendBuffer::new(
+      GUID::GUID_UNKNOWN,
+      "t".to_string(),
+      /* reliable_writer */ true,
+      /* is_builtin */ false,
+      /* volatile */ true,
+      /* window_limit */ 1000,
+      /* backlog_limit */ 10,
+      max_retain,
+    );
+    for _ in 0..10 {
+      assert!(admit_now(&buf, WriteOptions::default()));
+    }
+    // Nothing sent yet: all 10 retained, and the backlog limit now holds.
+    assert_eq!(buf.retained_len(), 10);
+    assert_eq!(buf.first_change_sequence_number(), SequenceNumber::new(1));
+    assert!(!admit_now(&buf, WriteOptions::default()));
+    // Once sent, the next insert trims back to KeepLast.
+    buf.set_sent_frontier(SequenceNumber::new(10));
+    assert!(admit_now(&buf, WriteOptions::default()));
+    assert_eq!(buf.retained_len(), max_retain);
   }
 }
