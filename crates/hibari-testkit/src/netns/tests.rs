@@ -114,7 +114,17 @@ fn a_failed_test_leaves_no_namespace_and_no_process_behind() {
         let hosts = pair();
         let child = hosts.a().command("sleep").arg("600").spawn();
         let child = child.expect("spawn sleep");
-        assert!(hosts.a().pids().contains(&child.id()));
+        // `ip netns exec` enters the namespace after it started: wait (bounded).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !hosts.a().pids().contains(&child.id()) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "process {} never entered {}",
+                child.id(),
+                hosts.a().name()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         seen = Some((hosts.a().name().to_owned(), child));
         panic!("the test fails here");
     }));
