@@ -2440,6 +2440,17 @@ fn frags_per_datafrag(
   k.min(remaining_frags)
 }
 
+// Whether a sample of `data_size` bytes goes as DATA_FRAGs: when it exceeds
+// the datagram budget (`max_unfragmented`) and also the fragment size. A
+// sample that fits in one fragment goes as one DATA, IP-fragmented when it is
+// larger than the path MTU: a DATA_FRAG whose fragmentSize exceeds its
+// sampleSize is invalid (RTPS 2.5 8.3.7.3.3), so RustDDS readers drop it
+// (Fast DDS accepts it), and one DATA_FRAG of the whole sample would put the
+// same bytes on the wire as the DATA anyway. hibari patch E3-4.
+fn needs_fragments(data_size: usize, max_unfragmented: usize, fragment_size: u16) -> bool {
+  data_size > max_unfragmented && data_size > usize::from(fragment_size)
+}
+
 struct FragmentationIter<'a> {
   writer: &'a Writer,
   cache_change: &'a CacheChange,
@@ -2468,8 +2479,11 @@ impl<'a> FragmentationIter<'a> {
       target_reader_opt.map_or(EntityId::UNKNOWN, |p| p.remote_reader_guid.entity_id);
 
     let data_size = cache_change.data_value.payload_size();
-    let fragmentation_needed =
-      data_size > writer.max_unfragmented_serialized_payload(target_reader_opt);
+    let fragmentation_needed = needs_fragments(
+      data_size,
+      writer.max_unfragmented_serialized_payload(target_reader_opt),
+      writer.fragment_size,
+    );
 
     let state = if fragmentation_needed {
       let fragmented = match cursor {
@@ -2778,6 +2792,21 @@ mod tests {
   #[test]
   fn tiny_budget_still_emits_one_fragment() {
     assert_eq!(frags_per_datafrag(20, 100, 1, 5, 1024, 5120), 1);
+  }
+
+  // Between the datagram budget and the fragment size a sample goes as one
+  // DATA (a DATA_FRAG with fragmentSize > sampleSize is invalid and RustDDS
+  // readers drop it: hibari→hibari across a 1500-byte MTU lost every sample of
+  // 1.4–64 KB); beyond the fragment size, as DATA_FRAGs.
+  #[test]
+  fn a_sample_within_one_fragment_goes_as_one_data() {
+    use super::needs_fragments;
+    assert!(!needs_fragments(1_000, 1_452, 64_000));
+    assert!(!needs_fragments(4_096, 1_452, 64_000));
+    assert!(!needs_fragments(64_000, 1_452, 64_000));
+    assert!(needs_fragments(64_001, 1_452, 64_000));
+    assert!(needs_fragments(2_000, 1_452, 1_024));
+    assert!(!needs_fragments(100_000, 200_000, 64_000));
   }
 
   // K never exceeds the number of fragments actually remaining.
