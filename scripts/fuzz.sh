@@ -14,6 +14,7 @@
 #   dynamic_decode  hibari_dynamic::decode, against the typed decoder, + JSON
 #   json_decode     hibari_dynamic::from_json on arbitrary JSON
 #   bridge_input    hibari-bridge: TCP framer, rosbridge ops, Foxglove frames
+#   rtps_datagram   vendored RustDDS: RTPS parsing, discovery data, reassembly
 #
 # The test suite (scripts/test.sh) runs 20 s per target. For a real search
 # run longer, e.g. an hour per target (the corpus in fuzz/corpus/ is kept
@@ -48,7 +49,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   exit 1
 fi
 
-all_targets=(typed_decode view_decode dynamic_decode json_decode bridge_input)
+all_targets=(typed_decode view_decode dynamic_decode json_decode bridge_input rtps_datagram)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 for t in "${targets[@]}"; do
   [ -d "fuzz/seeds/$t" ] || { echo "unknown target $t (have: ${all_targets[*]})" >&2; exit 2; }

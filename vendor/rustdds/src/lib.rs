@@ -179,6 +179,9 @@ mod serialization_test;
 mod checked_impl;
 #[doc(hidden)]
 pub mod discovery; // to access some Discovered data in e.g. ros2-client crate
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing; // hibari patch E3-3: parsing and reassembly entry points for fuzzing
 mod messages;
 mod network;
 mod rtps;
