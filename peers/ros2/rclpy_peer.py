@@ -1,22 +1,33 @@
-"""An rclpy peer for the network-namespace tests (tests/netns_dds.rs).
+"""An rclpy peer (ROS 2 from the PyPI wheels, rmw_fastrtps_cpp): the ROS 2 side
+of the network-namespace tests (crates/hibari-dds/tests/netns_dds.rs) and of
+`hibari bench dds` (crates/hibari-bench/src/dds.rs).
 
-Speaks the same line protocol as the hibari peer (tests/netns/peer.rs), one
-line per event on stdout, `KEY key=value ...`:
+Speaks the same line protocol as the hibari peers (the tests'
+crates/hibari-dds/tests/netns/peer.rs, the bench's
+crates/hibari-bench/src/dds/peer.rs), one line per event on stdout,
+`KEY key=value ...`:
 
-    pub   TOPIC KIND COUNT HZ   READY, MATCHED, SENT seq=i (each), DONE sent=n;
-                                then stays (publishing nothing) until killed
-                                or its timeout, so late repairs still happen.
+    pub   TOPIC KIND COUNT HZ   READY, MATCHED, SENT seq=i (each), DONE sent=n
+                                cpu_ns=c vcsw=v ivcsw=i; then stays (publishing
+                                nothing) until killed or its timeout, so late
+                                repairs still happen.
     sub   TOPIC KIND COUNT      READY, RECV seq=i bytes=n exact=0|1 lat_us=t,
-                                DONE received=n exact=n in_order=0|1
+                                DONE received=n exact=n in_order=0|1 cpu_ns=c
+                                vcsw=v ivcsw=i
     graph NODE                  NODES a,b,... whenever the set of other
                                 nodes in the graph changes
 
 KIND is `string` (std_msgs/String "netns <i>") or `image[:BYTES]`
 (sensor_msgs/Image, rgb8 1920x1080 = 6,220,800 bytes unless BYTES is given,
-then mono8 BYTES x 1). Image i carries frame_id "<i>", its send time in the
-stamp, and the pixels of `frame(i)`: a fixed pseudo-random buffer rotated by
+then mono8 BYTES x 1). Image i is built before its due time
+start + (i - 1) / HZ, stamped with that due time (CLOCK_REALTIME) and
+published at it, so a late publisher shows as latency. It carries frame_id
+"<i>" and the pixels of `frame(i)`: a fixed pseudo-random buffer rotated by
 i * 7919 bytes, so a byte of another image, or a misplaced fragment, fails the
-exact comparison. QoS: reliable, keep all, volatile.
+exact comparison. QoS: reliable, keep all, volatile. Usage (CPU, voluntary
+and involuntary context switches, getrusage of the process) runs from MATCHED
+to DONE for the publisher and from the first sample to DONE for the
+subscriber.
 
 Environment: ROS_DOMAIN_ID; NETNS_PEER_NAME (the node's name, default
 netns_rclpy_<role>); NETNS_PEER_TIMEOUT (seconds, default 60) bounds
@@ -24,6 +35,7 @@ every wait; the process exits 0 after DONE, 2 when it timed out.
 """
 
 import os
+import resource
 import sys
 import time
 
@@ -63,6 +75,16 @@ def kind_of(spec):
     return Image, int(size) if size else FULL_HD
 
 
+def usage():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return (int((u.ru_utime + u.ru_stime) * 1e9), u.ru_nvcsw, u.ru_nivcsw)
+
+
+def usage_words(before):
+    now = usage()
+    return "cpu_ns={} vcsw={} ivcsw={}".format(*(a - b for a, b in zip(now, before)))
+
+
 def qos():
     return QoSProfile(
         reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_ALL, depth=1
@@ -87,7 +109,8 @@ def publish(node, topic, spec, count, hz):
         say("TIMEOUT waiting for a subscriber")
         return 2
     say("MATCHED")
-    period, start = 1.0 / hz, time.monotonic()
+    before = usage()
+    period, start, start_rt = 1.0 / hz, time.monotonic(), time.time_ns()
     for i in range(1, count + 1):
         if msg_type is String:
             msg = String(data=f"netns {i}")
@@ -97,14 +120,18 @@ def publish(node, topic, spec, count, hz):
                 msg.height, msg.width, msg.encoding, msg.step = 1080, 1920, "rgb8", 5760
             msg.header.frame_id = str(i)
             msg.data = frame(buf, i)
-            now = time.time_ns()
-            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(now, 1_000_000_000)
-        pub.publish(msg)
-        say(f"SENT seq={i}")
-        pause = start + i * period - time.monotonic()
+        due = (i - 1) * period
+        pause = start + due - time.monotonic()
         if pause > 0:
             rclpy.spin_once(node, timeout_sec=pause)
-    say(f"DONE sent={count}")
+            # spin_once returns early when there is work: wait out the rest
+            time.sleep(max(0.0, start + due - time.monotonic()))
+        if msg_type is Image:
+            stamp = start_rt + int(due * 1e9)
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 1_000_000_000)
+        pub.publish(msg)
+        say(f"SENT seq={i}")
+    say(f"DONE sent={count} {usage_words(before)}")
     spin_until(node, lambda: False)
     return 0
 
@@ -112,7 +139,7 @@ def publish(node, topic, spec, count, hz):
 def subscribe(node, topic, spec, count):
     msg_type, size = kind_of(spec)
     buf = base(size) if size else None
-    state = {"n": 0, "exact": 0, "last": 0, "in_order": 1}
+    state = {"n": 0, "exact": 0, "last": 0, "in_order": 1, "first": None}
 
     def got(msg):
         now = time.time_ns()
@@ -125,6 +152,8 @@ def subscribe(node, topic, spec, count):
             exact, length = int(seq > 0 and data == frame(buf, seq)), len(data)
             stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
             lat = (now - stamp) // 1000
+        if state["first"] is None:
+            state["first"] = usage()
         state["n"] += 1
         state["exact"] += exact
         if seq != state["last"] + 1:
@@ -135,7 +164,11 @@ def subscribe(node, topic, spec, count):
     node.create_subscription(msg_type, topic, got, qos())
     say("READY")
     ok = spin_until(node, lambda: state["n"] >= count)
-    say(f"DONE received={state['n']} exact={state['exact']} in_order={state['in_order']}")
+    used = usage_words(state["first"] or usage())
+    say(
+        f"DONE received={state['n']} exact={state['exact']} "
+        f"in_order={state['in_order']} {used}"
+    )
     return 0 if ok else 2
 
 

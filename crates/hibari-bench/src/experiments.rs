@@ -8,10 +8,12 @@
 //! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
+//! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
 
 use std::path::PathBuf;
 
+use crate::dds::DdsCell;
 use crate::external::{IpcCell, Ros1Cell, ZenohCells};
 use crate::run::{ChildCommand, SeriesSpec};
 use crate::workload::{Kind, Schedule};
@@ -21,8 +23,9 @@ mod execute;
 pub use execute::{finish, run_experiment, run_step};
 
 /// Every experiment, in the order `all` runs them.
-pub const ALL: [&str; 6] = [
+pub const ALL: [&str; 7] = [
     "latency",
+    "dds",
     "e1-images",
     "e3-laserscan",
     "e5-type-adapt",
@@ -69,6 +72,10 @@ pub enum Step {
     Zenoh(ZenohCells),
     /// A ROS 1 peer call.
     Ros1(Ros1Cell),
+    /// A `dds` cell: hibari and rclpy peer processes.
+    Dds(DdsCell),
+    /// What could not be planned, and why (a note of the report).
+    Unavailable(String),
     /// `e2-bridge` or `e4-python`.
     External(&'static str),
 }
@@ -135,6 +142,11 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 let jpeg = Ros1Cell::jpeg("e1-images", w, h, 30, rate, count);
                 steps.push(Step::Ros1(jpeg));
             }
+        }
+        "dds" => {
+            let (cells, notes) = crate::dds::plan(cfg);
+            steps.extend(notes.into_iter().map(Step::Unavailable));
+            steps.extend(cells.into_iter().map(Step::Dds));
         }
         "e3-laserscan" => {
             let ranges: &[u32] = if q {

@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 
 pub mod clock;
+pub mod dds;
 pub mod experiments;
 pub mod external;
 pub mod output;
@@ -40,6 +41,7 @@ pub mod run;
 pub mod stats;
 pub mod workload;
 
+pub use dds::peer::{peer_main as dds_peer_main, PeerError as DdsPeerError};
 pub use experiments::{run_experiment, Config, Experiment, ALL};
 pub use record::{Machine, Record, Report};
 pub use run::{child_main, run_series, ChildCommand, Outcome, SeriesRunError, SeriesSpec};

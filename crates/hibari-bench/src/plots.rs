@@ -2,8 +2,8 @@
 //!
 //! - `<experiment>-per-message.png`: latency of every measured message in
 //!   send order, one line per series (first repetition);
-//! - `latency-vs-size.png`: p50 against payload size, one line per
-//!   transport, set-up and rate (log–log);
+//! - `latency-vs-size-<rate>.png`, `dds-vs-size-<rate>.png`: p50 against
+//!   payload size, one line per system, transport, set-up and rate (log–log);
 //! - `e5-cpu.png`: CPU of publisher and subscriber per set-up, ours and the
 //!   write-up's, % of one core.
 //!
@@ -132,12 +132,17 @@ pub fn per_message(path: &Path, experiment: &str, records: &[Record]) -> Result<
     Ok(true)
 }
 
-/// p50 against size for every series of the `latency` experiment at
+/// p50 against size for every series of `experiment` (`latency`, `dds`) at
 /// `rate_hz` (0: as fast as possible, and the closed-loop ping-pong rows).
-pub fn latency_vs_size(path: &Path, records: &[Record], rate_hz: f64) -> Result<bool, PlotError> {
+pub fn latency_vs_size(
+    path: &Path,
+    records: &[Record],
+    experiment: &str,
+    rate_hz: f64,
+) -> Result<bool, PlotError> {
     let lat: Vec<Record> = records
         .iter()
-        .filter(|r| r.experiment == "latency" && !r.published && r.rate_hz == rate_hz)
+        .filter(|r| r.experiment == experiment && !r.published && r.rate_hz == rate_hz)
         .cloned()
         .collect();
     if lat.is_empty() {
@@ -170,7 +175,7 @@ pub fn latency_vs_size(path: &Path, records: &[Record], rate_hz: f64) -> Result<
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!(
-                "latency: p50 one-way against payload size, {}",
+                "{experiment}: p50 one-way against payload size, {}",
                 if rate_hz == 0.0 {
                     "as fast as possible".to_string()
                 } else {

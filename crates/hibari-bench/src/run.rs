@@ -102,7 +102,7 @@ fn topic_name() -> String {
 
 /// `ROS_DOMAIN_ID` when set (tests give each run a domain of its own),
 /// else a domain few others use: this process's own, 150–229.
-fn domain() -> u32 {
+pub(crate) fn domain() -> u32 {
     std::env::var("ROS_DOMAIN_ID")
         .ok()
         .and_then(|d| d.trim().parse().ok())

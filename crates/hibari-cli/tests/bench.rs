@@ -291,3 +291,69 @@ fn e2_and_e4_give_records_or_say_why_not() {
         }
     }
 }
+
+/// `dds` in its quick shape at a tiny scale, with the real peers: hibari's
+/// public API and rclpy (Jazzy wheels) in processes of their own, on one
+/// host and across two network namespaces (root; CI runs as root), every
+/// direction, every image delivered whole.
+#[test]
+fn dds_runs_every_pair_between_hibari_and_rclpy_on_one_host_and_across_two() {
+    let (report, stdout) = run_json(&["dds", "--quick", "--scale", "0.1"]);
+    assert!(stdout.contains("ros2→hibari"), "{stdout}");
+    assert_eq!(
+        report["notes"].as_array().map(Vec::len),
+        Some(0),
+        "{report:#}"
+    );
+    let m = measured(&report);
+    // 3 sizes × (4 (publisher, subscriber) pairs × 2 placements + hibari's
+    // shared memory with DDS off + Fast DDS on UDP only), one repetition
+    assert_eq!(m.len(), 30, "{report:#}");
+    for system in ["hibari", "ros2", "hibari→ros2", "ros2→hibari"] {
+        for setup in ["one host", "two hosts (netns)"] {
+            let cells = m
+                .iter()
+                .filter(|r| r["system"] == system && r["setup"] == setup)
+                .count();
+            let one_host_twice = ["hibari", "ros2"].contains(&system) && setup == "one host";
+            let want = if one_host_twice { 6 } else { 3 };
+            assert_eq!(cells, want, "{system} {setup}: {report:#}");
+        }
+    }
+    for variant in ["shm (dds off)", "fast dds udp loopback"] {
+        let n = m.iter().filter(|r| r["transport"] == variant).count();
+        assert_eq!(n, 3, "{variant}: {report:#}");
+    }
+    for r in &m {
+        assert_eq!(r["experiment"], "dds");
+        let sent = r["sent"].as_u64().unwrap();
+        assert!(sent >= 3, "{r}");
+        assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
+        let note = r["note"].as_str().unwrap();
+        assert!(note.ends_with(&format!("0 of {sent} not exact")), "{r}");
+        let (p50, max) = (r["p50_us"].as_f64().unwrap(), r["max_us"].as_f64().unwrap());
+        assert!(p50 > 0.0 && p50 <= max, "{r}");
+        assert!(r["cpu_pub_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["cpu_sub_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let two_hosts_hibari = m
+        .iter()
+        .find(|r| r["system"] == "hibari" && r["setup"] == "two hosts (netns)")
+        .unwrap();
+    assert_eq!(two_hosts_hibari["transport"], "dds udp");
+}
+
+/// Without peers `dds` runs hibari → hibari only, and says nothing failed.
+#[test]
+fn dds_without_peers_runs_hibari_alone() {
+    let (report, _) = run_json(&["dds", "--quick", "--no-peers", "--scale", "0.1"]);
+    assert_eq!(
+        report["notes"].as_array().map(Vec::len),
+        Some(0),
+        "{report:#}"
+    );
+    let m = measured(&report);
+    // 3 sizes × (two hosts, one host, one host with DDS off)
+    assert_eq!(m.len(), 9, "{report:#}");
+    assert!(m.iter().all(|r| r["system"] == "hibari"), "{report:#}");
+}

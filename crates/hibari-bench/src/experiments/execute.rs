@@ -86,6 +86,12 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
             records.extend(r);
             notes.extend(n);
         }
+        Step::Dds(cell) => {
+            let (r, n) = crate::dds::dds(cell, cfg);
+            records.extend(r);
+            notes.extend(n);
+        }
+        Step::Unavailable(why) => notes.push(why.clone()),
         Step::External(name) => {
             let (r, n) = external::program(name, cfg);
             records.extend(r);

@@ -30,9 +30,16 @@ pub fn write_report(dir: &Path, report: &Report, table: &str) -> Result<Vec<Path
     if per_message(&p, "latency", &one)? {
         pngs.push(p);
     }
-    for (rate, name) in [(100.0, "100hz"), (1000.0, "1khz"), (0.0, "max")] {
-        let p = dir.join(format!("latency-vs-size-{name}.png"));
-        if latency_vs_size(&p, &report.records, rate)? {
+    let sweeps = [
+        ("latency", 100.0, "100hz"),
+        ("latency", 1000.0, "1khz"),
+        ("latency", 0.0, "max"),
+        ("dds", 100.0, "100hz"),
+        ("dds", 30.0, "30hz"),
+    ];
+    for (exp, rate, name) in sweeps {
+        let p = dir.join(format!("{exp}-vs-size-{name}.png"));
+        if latency_vs_size(&p, &report.records, exp, rate)? {
             pngs.push(p);
         }
     }

@@ -13,7 +13,7 @@ use hibari_bench::{output, plots, published, ChildCommand, Config, Machine, Repo
 /// Arguments of `hibari bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// latency, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python or all.
+    /// latency, dds, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python or all.
     #[arg(default_value = "all")]
     experiment: String,
     /// Fewer messages and one repetition: the headline comparison in about two minutes.
@@ -40,6 +40,9 @@ pub struct BenchArgs {
     /// Internal: be the subscriber process of a series.
     #[arg(long, hide = true)]
     child: Option<String>,
+    /// Internal: be a peer process of the `dds` experiment ("pub|sub TOPIC image:N COUNT [HZ]").
+    #[arg(long, hide = true)]
+    dds_peer: Option<String>,
 }
 
 /// Arguments of the hidden `hibari __child`: a hibari-bench-ipc subscriber.
@@ -99,6 +102,8 @@ fn describe(step: &Step) -> String {
         Step::Ipc(cell) => format!("latency {cell}"),
         Step::Zenoh(_) => "latency zenoh (hibari-bench-ipc --features zenoh)".into(),
         Step::Ros1(cell) => cell.describe(),
+        Step::Dds(cell) => cell.describe(),
+        Step::Unavailable(why) => why.clone(),
         Step::External(name) => (*name).into(),
     }
 }
@@ -107,6 +112,9 @@ fn describe(step: &Step) -> String {
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if let Some(spec) = &args.child {
         return hibari_bench::child_main(spec).context("subscriber process");
+    }
+    if let Some(role) = &args.dds_peer {
+        return hibari_bench::dds_peer_main(role).context("dds peer process");
     }
     let exe = std::env::current_exe().context("locate the hibari binary")?;
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");

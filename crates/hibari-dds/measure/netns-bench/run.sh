@@ -9,7 +9,7 @@
 set -u
 BIN=$1; COUNT=${2:-160}; shift 2 2>/dev/null; SIZES=${*:-64 1048576 6220800}
 HERE=$(cd "$(dirname "$0")" && pwd)
-PY=/work/main/crates/hibari-dds/tests/netns/rclpy_peer.py
+PY=$HERE/../../../../peers/ros2/rclpy_peer.py
 VENV=/work/main/.venv-ros2-jazzy
 A=hbench-a-$$; B=hbench-b-$$
 cleanup() { for n in $A $B; do ip netns pids $n 2>/dev/null | xargs -r kill -9; ip netns del $n 2>/dev/null; rm -rf /etc/netns/$n; done; }

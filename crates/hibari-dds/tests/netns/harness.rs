@@ -65,7 +65,7 @@ pub fn spawn(ns: &Netns, side: Side, domain: &TestDomain, name: &str, role: &str
         }
         Side::Rclpy => {
             let script =
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/netns/rclpy_peer.py");
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../peers/ros2/rclpy_peer.py");
             let mut c = ns.command("bash");
             c.arg("-c")
                 .arg(r#". "$0/env.sh" && exec "$ROS2_PYTHON" "$@""#)
