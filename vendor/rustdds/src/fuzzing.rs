@@ -62,7 +62,10 @@ pub fn rtps_datagram(bytes: &[u8], max_reassembly_bytes: usize) -> Parsed {
         };
         if let Some(done) = assemblers[i].1.new_datafrag(&frag, flags) {
           out.reassembled += 1;
-          if let DDSData::Data { serialized_payload: p } = &done {
+          if let DDSData::Data {
+            serialized_payload: p,
+          } = &done
+          {
             out.discovery += usize::from(decode_all(&p.value, p.representation_identifier));
           }
         }
