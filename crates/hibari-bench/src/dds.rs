@@ -93,14 +93,27 @@ pub enum Variant {
     FastDdsUdp,
 }
 
-impl DdsCell {
-    fn system(&self) -> &'static str {
-        match (self.from, self.to) {
-            (Side::Hibari, Side::Hibari) => "hibari",
-            (Side::Rclpy, Side::Rclpy) => "ros2",
-            (Side::Hibari, Side::Rclpy) => "hibari→ros2",
-            (Side::Rclpy, Side::Hibari) => "ros2→hibari",
+impl Side {
+    /// (system, language) of this side.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Side::Hibari => ("hibari", "rust"),
+            Side::Rclpy => ("ros2", "python"),
         }
+    }
+}
+
+/// `a` when both ends say the same, else `a→b`.
+fn pair(a: &'static str, b: &'static str) -> String {
+    match a == b {
+        true => a.to_string(),
+        false => format!("{a}→{b}"),
+    }
+}
+
+impl DdsCell {
+    fn system(&self) -> String {
+        pair(self.from.names().0, self.to.names().0)
     }
 
     fn transport(&self) -> &'static str {
@@ -114,13 +127,8 @@ impl DdsCell {
         }
     }
 
-    fn language(&self) -> &'static str {
-        match (self.from, self.to) {
-            (Side::Hibari, Side::Hibari) => "rust",
-            (Side::Rclpy, Side::Rclpy) => "python",
-            (Side::Hibari, Side::Rclpy) => "rust→python",
-            (Side::Rclpy, Side::Hibari) => "python→rust",
-        }
+    fn language(&self) -> String {
+        pair(self.from.names().1, self.to.names().1)
     }
 
     fn setup(&self) -> &'static str {
@@ -374,7 +382,7 @@ fn run(cell: &DdsCell, cfg: &Config) -> Result<Record, String> {
             return;
         };
         if seq > cell.warmup && seq <= total && !std::mem::replace(&mut seen[seq as usize], true) {
-            lat_ns.push(lat * 1000);
+            lat_ns.push(lat.saturating_mul(1000));
             inexact += u64::from(exact == 0);
         }
     });
@@ -397,9 +405,9 @@ fn run(cell: &DdsCell, cfg: &Config) -> Result<Record, String> {
     let received = lat_ns.len() as u64;
     Ok(Record {
         experiment: "dds".into(),
-        system: cell.system().into(),
+        system: cell.system(),
         transport: cell.transport().into(),
-        language: cell.language().into(),
+        language: cell.language(),
         size_bytes: cell.size,
         rate_hz: cell.rate_hz,
         sent: cell.count,

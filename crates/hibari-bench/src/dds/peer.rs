@@ -27,6 +27,9 @@ use crate::clock::Usage;
 
 /// 1920 x 1080 rgb8.
 const FULL_HD: usize = 1920 * 1080 * 3;
+/// The largest image a role may ask for (the base pattern is allocated up
+/// front): 256 MiB.
+const MAX_IMAGE: usize = 256 << 20;
 /// A prime: rotating by 7919 never lines the pattern up with itself again.
 const BLOCK: usize = 65_521;
 
@@ -34,7 +37,8 @@ const BLOCK: usize = 65_521;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PeerError {
-    /// The role line is not `pub TOPIC image:N COUNT HZ` or `sub TOPIC image:N COUNT`.
+    /// The role line is not `pub TOPIC image:N COUNT HZ` or `sub TOPIC
+    /// image:N COUNT` (N in 1..=256 MiB, HZ a positive finite rate).
     #[error("not a role: {0:?}")]
     Role(String),
     /// The context, node or endpoint could not be made.
@@ -56,13 +60,24 @@ fn base(size: usize) -> Vec<u8> {
     block.iter().copied().cycle().take(size).collect()
 }
 
-/// Image `i`'s pixels: `base` rotated left by `i * 7919`.
+/// Where image `i`'s pixels start in `base`: they are `base` rotated left
+/// by `i * 7919`.
+fn rotation(base: &[u8], i: u64) -> usize {
+    (i as usize).wrapping_mul(7919) % base.len().max(1)
+}
+
+/// Image `i`'s pixels.
 fn frame(base: &[u8], i: u64) -> Vec<u8> {
-    let off = (i as usize).wrapping_mul(7919) % base.len().max(1);
-    let mut out = Vec::with_capacity(base.len());
-    out.extend_from_slice(&base[off..]);
-    out.extend_from_slice(&base[..off]);
-    out
+    let off = rotation(base, i);
+    [&base[off..], &base[..off]].concat()
+}
+
+/// Whether `data` are image `i`'s pixels, compared in place (no copy of a
+/// frame per received image).
+fn is_frame(base: &[u8], i: u64, data: &[u8]) -> bool {
+    let off = rotation(base, i);
+    let (head, tail) = (&base[off..], &base[..off]);
+    data.len() == base.len() && data[..head.len()] == *head && data[head.len()..] == *tail
 }
 
 fn realtime_ns() -> u64 {
@@ -85,37 +100,73 @@ fn usage_words(u: &Usage) -> String {
     )
 }
 
-/// Runs `role` (see the module docs) until done.
-pub fn peer_main(role: &str) -> Result<(), PeerError> {
+/// A parsed role line.
+enum Role<'a> {
+    Pub {
+        topic: &'a str,
+        size: usize,
+        count: u64,
+        hz: f64,
+    },
+    Sub {
+        topic: &'a str,
+        size: usize,
+        count: u64,
+    },
+}
+
+fn parse(role: &str) -> Option<Role<'_>> {
     let words: Vec<&str> = role.split_whitespace().collect();
-    let bad = || PeerError::Role(role.to_string());
-    let size = |k: &str| -> Result<usize, PeerError> {
+    let size = |k: &str| {
         k.strip_prefix("image:")
             .and_then(|n| n.parse().ok())
-            .filter(|&n| n > 0)
-            .ok_or_else(bad)
+            .filter(|&n| (1..=MAX_IMAGE).contains(&n))
     };
+    match words[..] {
+        ["pub", topic, kind, count, hz] => Some(Role::Pub {
+            topic,
+            size: size(kind)?,
+            count: count.parse().ok()?,
+            hz: hz
+                .parse()
+                .ok()
+                .filter(|h: &f64| h.is_finite() && *h > 0.0)?,
+        }),
+        ["sub", topic, kind, count] => Some(Role::Sub {
+            topic,
+            size: size(kind)?,
+            count: count.parse().ok()?,
+        }),
+        _ => None,
+    }
+}
+
+/// Runs `role` (see the module docs) until done. `NETNS_PEER_TIMEOUT`
+/// (seconds, default 60; at most a day) bounds every wait.
+pub fn peer_main(role: &str) -> Result<(), PeerError> {
+    let role_line = role;
+    let role = parse(role_line).ok_or_else(|| PeerError::Role(role_line.to_string()))?;
     let timeout = std::env::var("NETNS_PEER_TIMEOUT")
         .ok()
         .and_then(|t| t.parse().ok())
+        .filter(|t: &f64| t.is_finite() && (0.0..=86_400.0).contains(t))
         .unwrap_or(60.0);
     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
     let setup = |e: &dyn std::fmt::Display| PeerError::Setup(e.to_string());
     let context = Context::new().map_err(|e| setup(&e))?;
-    let node = context
-        .create_node(&format!("bench_dds_{}", words.first().unwrap_or(&"peer")))
-        .map_err(|e| setup(&e))?;
-    match words[..] {
-        ["pub", topic, kind, count, hz] => {
-            let count = count.parse().map_err(|_| bad())?;
-            let hz: f64 = hz.parse().map_err(|_| bad())?;
-            publish(&node, topic, size(kind)?, count, hz, deadline)
-        }
-        ["sub", topic, kind, count] => {
-            let count = count.parse().map_err(|_| bad())?;
-            subscribe(&node, topic, size(kind)?, count, deadline)
-        }
-        _ => Err(bad()),
+    let name = match role {
+        Role::Pub { .. } => "bench_dds_pub",
+        Role::Sub { .. } => "bench_dds_sub",
+    };
+    let node = context.create_node(name).map_err(|e| setup(&e))?;
+    match role {
+        Role::Pub {
+            topic,
+            size,
+            count,
+            hz,
+        } => publish(&node, topic, size, count, hz, deadline),
+        Role::Sub { topic, size, count } => subscribe(&node, topic, size, count, deadline),
     }
 }
 
@@ -207,7 +258,7 @@ fn subscribe(
         .create_subscription(topic, qos(), move |m: &Image, _: &SampleInfo| {
             let now = realtime_ns();
             let seq: u64 = m.header.frame_id.parse().unwrap_or(0);
-            let ok = seq > 0 && m.data == frame(&base, seq);
+            let ok = seq > 0 && is_frame(&base, seq, &m.data);
             let stamp =
                 m.header.stamp.sec as u64 * 1_000_000_000 + u64::from(m.header.stamp.nanosec);
             let _ = tx.send((now, seq, m.data.len(), ok, stamp));
@@ -247,4 +298,43 @@ fn subscribe(
         return Err(PeerError::Timeout("waiting for samples"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_frame_accepts_exactly_the_rotated_frame() {
+        let b = base(100_000);
+        for i in [1, 2, 7, 12_345] {
+            let f = frame(&b, i);
+            assert!(is_frame(&b, i, &f));
+            assert!(!is_frame(&b, i + 1, &f));
+            let mut g = f.clone();
+            g[f.len() / 2] ^= 1;
+            assert!(!is_frame(&b, i, &g));
+            assert!(!is_frame(&b, i, &f[1..]));
+        }
+    }
+
+    #[test]
+    fn bad_roles_are_refused_before_anything_opens() {
+        for role in [
+            "",
+            "talk /t image:10 3",
+            "pub /t image:0 3 30",
+            "pub /t image:99999999999 3 30",
+            "pub /t image:10 3 0",
+            "pub /t image:10 3 inf",
+            "pub /t image:10 3 -5",
+            "sub /t string 3",
+            "sub /t image:10",
+        ] {
+            assert!(
+                matches!(peer_main(role), Err(PeerError::Role(_))),
+                "{role:?}"
+            );
+        }
+    }
 }
