@@ -32,6 +32,18 @@ pub use tempfile::{tempdir, TempDir};
 
 pub mod netns;
 
+/// User plus system CPU time of this process, from `/proc/self/stat`, in
+/// clock ticks of 10 ms (Linux's `USER_HZ` is 100): for tests that bound
+/// what an idle process spends. Panics when `/proc` cannot be read.
+pub fn process_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("read /proc/self/stat");
+    let after_name = &stat[stat.rfind(')').expect("a stat line names its command") + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // Fields 14 and 15 of stat(5) (utime, stime); the slice starts at field 3.
+    let tick = |i: usize| fields[i].parse::<u64>().expect("a tick count");
+    Duration::from_millis((tick(11) + tick(12)) * 10)
+}
+
 /// The first domain id tests claim. Test domains are ROS domains
 /// (`ROS_DOMAIN_ID`): a context's DDS participant exists only for 0..=232,
 /// where the ports of a domain fit in 16 bits, and tests against rclpy hand

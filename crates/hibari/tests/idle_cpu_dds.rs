@@ -10,18 +10,7 @@ use std::time::{Duration, Instant};
 
 use hibari::msg::std_msgs::msg::String as RosString;
 use hibari::{Context, QosProfile, SingleThreadedExecutor};
-use hibari_testkit::TestDomain;
-
-/// User plus system CPU time of this process, from /proc/self/stat (in
-/// clock ticks of 10 ms: Linux's `USER_HZ` is 100).
-fn process_cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // Fields 14 and 15 of stat(5) (utime, stime); the slice starts at field 3.
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
-    Duration::from_millis(ticks * 10)
-}
+use hibari_testkit::{process_cpu_time, TestDomain};
 
 /// The local ports of this process's UDP sockets (IPv4), from /proc.
 fn own_udp_ports() -> Vec<u32> {
