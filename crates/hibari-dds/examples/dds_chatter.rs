@@ -25,7 +25,8 @@ fn main() {
     let domain: u32 = args.get(1).and_then(|d| d.parse().ok()).unwrap_or(0);
     let mode = args.get(2).map(String::as_str).unwrap_or("talk");
     let count: usize = args.get(3).and_then(|c| c.parse().ok()).unwrap_or(20);
-    let t = DdsTransport::open(domain, DdsOptions::from_env()).expect("open DDS");
+    let t =
+        DdsTransport::open(domain, DdsOptions::from_env().expect("DDS options")).expect("open DDS");
     let node = NodeInfo::new("/", "hibari_chatter");
     let _token = t.announce_node(&node);
     let spec = EndpointSpec::new::<RosString>("/chatter", QosProfile::default());

@@ -69,7 +69,7 @@
 //! #   fn encode_fields<S: hibari_cdr::CdrSink>(&self, w: &mut hibari_cdr::CdrWriter<S>) -> Result<(), hibari_cdr::CdrEncodeError> { w.write(self.data) }
 //! #   fn decode_fields_into(&mut self, r: &mut hibari_cdr::CdrReader<'_>) -> Result<(), hibari_cdr::CdrDecodeError> { self.data = r.read()?; Ok(()) }
 //! # }
-//! let dds = DdsTransport::open(0, DdsOptions::from_env())?;
+//! let dds = DdsTransport::open(0, DdsOptions::from_env()?)?;
 //! let spec = EndpointSpec::new::<Chatter>("/chatter", QosProfile::default());
 //! let writer = dds.create_writer(&spec, &WriterOptions::default())?;
 //! writer.write(Payload::from_message(Chatter { data: 7 }))?; // an rclpy node on `chatter` gets it

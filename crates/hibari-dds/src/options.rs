@@ -77,11 +77,20 @@ impl Default for DdsOptions {
 impl DdsOptions {
     /// The options ROS 2's environment asks for: `ROS_AUTOMATIC_DISCOVERY_RANGE`
     /// (`SUBNET`, `LOCALHOST`, `OFF`, `SYSTEM_DEFAULT`; unset or unknown
-    /// values mean `SUBNET`) and `ROS_STATIC_PEERS` (`;`-separated hosts).
-    pub fn from_env() -> Self {
-        let range = std::env::var("ROS_AUTOMATIC_DISCOVERY_RANGE").unwrap_or_default();
-        let peers = std::env::var("ROS_STATIC_PEERS").unwrap_or_default();
-        Self::from_values(&range, &peers)
+    /// values mean `SUBNET`) and `ROS_STATIC_PEERS` (`;`-separated hosts);
+    /// and hibari's `HIBARI_DDS_SEND_RATE` ([`send_rate`](Self::send_rate),
+    /// bytes per second, `0` unlimited): a value that is not a whole number
+    /// is an [`DdsOpenError::Environment`] error.
+    pub fn from_env() -> Result<Self, DdsOpenError> {
+        let var = |name| std::env::var(name).unwrap_or_default();
+        let mut options = Self::from_values(
+            &var("ROS_AUTOMATIC_DISCOVERY_RANGE"),
+            &var("ROS_STATIC_PEERS"),
+        );
+        if let Some(rate) = send_rate_from(std::env::var("HIBARI_DDS_SEND_RATE").ok())? {
+            options.send_rate = rate;
+        }
+        Ok(options)
     }
 
     fn from_values(range: &str, peers: &str) -> Self {
@@ -152,9 +161,36 @@ pub enum DdsOpenError {
     /// The engine could not create the participant (sockets, ports).
     #[error("the DDS participant could not be created: {0}")]
     Participant(String),
+    /// An environment variable holds a value it cannot have.
+    #[error("{variable}={value:?} is not valid: {expected}")]
+    Environment {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may hold.
+        expected: &'static str,
+    },
     /// The event thread could not be started.
     #[error("the DDS event thread could not be started: {0}")]
     Thread(#[from] std::io::Error),
+}
+
+/// `HIBARI_DDS_SEND_RATE`: unset or blank is None; otherwise a whole number
+/// of bytes per second.
+fn send_rate_from(value: Option<String>) -> Result<Option<u64>, DdsOpenError> {
+    let Some(value) = value.filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    value
+        .trim()
+        .parse()
+        .map(Some)
+        .map_err(|_| DdsOpenError::Environment {
+            variable: "HIBARI_DDS_SEND_RATE",
+            value,
+            expected: "bytes per second as a whole number, 0 for unlimited",
+        })
 }
 
 #[cfg(test)]
@@ -182,5 +218,24 @@ mod tests {
         let o = DdsOptions::from_values("SUBNET", " 10.0.0.2; host-b ;;");
         assert_eq!(o.static_peers, ["10.0.0.2", "host-b"]);
         assert!(!o.same_host_peers && !o.loopback);
+    }
+
+    #[test]
+    fn the_send_rate_is_a_whole_number_of_bytes_per_second_or_an_error() {
+        assert_eq!(send_rate_from(None).unwrap(), None);
+        assert_eq!(send_rate_from(Some(" ".into())).unwrap(), None);
+        assert_eq!(send_rate_from(Some("0".into())).unwrap(), Some(0));
+        assert_eq!(
+            send_rate_from(Some(" 600000000 ".into())).unwrap(),
+            Some(600_000_000)
+        );
+        for bad in ["300MB", "-1", "1.5e8", "fast"] {
+            let e = send_rate_from(Some(bad.into())).unwrap_err();
+            assert!(
+                matches!(&e, DdsOpenError::Environment { value, .. } if value == bad),
+                "{bad}: {e}"
+            );
+            assert!(e.to_string().contains("HIBARI_DDS_SEND_RATE"), "{e}");
+        }
     }
 }

@@ -173,7 +173,7 @@ fn dds(domain: DomainId) -> Option<Arc<DdsTransport>> {
     static DDS: PerDomain<DdsTransport> = PerDomain::new();
     DDS.get(
         domain,
-        || DdsTransport::open(domain, DdsOptions::from_env()),
+        || DdsTransport::open(domain, DdsOptions::from_env()?),
         |e| {
             format!("hibari: DDS is unavailable ({e}); ROS 2 nodes and other hosts are not reached")
         },

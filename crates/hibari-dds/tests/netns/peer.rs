@@ -83,7 +83,8 @@ pub fn run(role: &str) {
             .unwrap_or(60.0),
     );
     let name = env("NETNS_PEER_NAME").unwrap_or_else(|| format!("netns_hibari_{}", args[0]));
-    let dds = DdsTransport::open(domain, DdsOptions::from_env()).expect("open DDS");
+    let dds =
+        DdsTransport::open(domain, DdsOptions::from_env().expect("DDS options")).expect("open DDS");
     let node = NodeInfo::new("/", name);
     let _token = dds.announce_node(&node);
     let deadline = Instant::now() + timeout;

@@ -476,6 +476,8 @@ impl RtpsReaderProxy {
         }
         self.remove_from_unsent_set_all_before(new_all_acked_before);
         self.all_acked_before = new_all_acked_before;
+        // Fragments of acknowledged samples are no longer wanted.
+        self.frags_requested = self.frags_requested.split_off(&new_all_acked_before);
 
         // Insert the requested changes. These are (by construction) greater
         // then new_all_acked_before.
@@ -558,11 +560,29 @@ impl RtpsReaderProxy {
 
   // Fragment handling
 
+  // A NACK_FRAG states what the reader lacks of the sample now (RTPS v2.5
+  // 8.3.7.5): every fragment before its base and every fragment of its
+  // bitmap range that it does not list has arrived. So it replaces the
+  // requests of that range instead of adding to them; fragments past the
+  // range (a bitmap covers at most 256) keep their requests. Accumulating
+  // them resent fragments that a repair had already delivered, ahead of the
+  // ones still missing.
   pub fn mark_frags_requested(&mut self, seq_num: SequenceNumber, frag_nums: &FragmentNumberSet) {
+    if seq_num < self.all_acked_before {
+      return; // acknowledged as a whole: a late, reordered NACK_FRAG
+    }
     let req_set = self
       .frags_requested
       .entry(seq_num)
       .or_insert_with(|| BitVec::with_capacity(64)); // default capacity out of hat
+    let covered_end = usize::try_from(
+      u32::from(frag_nums.base())
+        .saturating_sub(1)
+        .saturating_add(frag_nums.num_bits()),
+    )
+    .unwrap_or(usize::MAX)
+    .min(req_set.len());
+    (0..covered_end).for_each(|i| req_set.set(i, false));
 
     let now = Instant::now();
     for f in frag_nums.iter() {
@@ -583,6 +603,9 @@ impl RtpsReaderProxy {
         req_set.grow(idx + 1 - req_set.len(), false);
       }
       req_set.set(idx, true);
+    }
+    if req_set.none() {
+      self.frags_requested.remove(&seq_num);
     }
   }
 
@@ -750,6 +773,60 @@ mod acknack_tests {
       requested,
       vec![(sn4, f(5)), (sn4, f(6)), (sn7, f(2)), (sn7, f(90))]
     );
+  }
+
+  #[test]
+  fn a_nackfrag_replaces_the_requests_of_its_range() {
+    let guid = GUID::new(GuidPrefix::UNKNOWN, EntityId::UNKNOWN);
+    let mut rp = RtpsReaderProxy::new(guid, QosPolicies::default(), false);
+    let sn = SequenceNumber::from(3);
+    let f = FragmentNumber::new;
+    let set = |base: u32, v: &[u32]| {
+      FragmentNumberSet::from_base_and_set(f(base), &v.iter().map(|n| f(*n)).collect())
+    };
+    // Fragments 1, 2, 3, 5 and 300 were asked for and not yet repaired.
+    rp.mark_frags_requested(sn, &set(1, &[1, 2, 3, 5]));
+    rp.mark_frags_requested(sn, &set(300, &[300]));
+    // The reader now lacks only 5 from 3 on (its bitmap covers 3..=5): 1 and
+    // 2 (below the base) and 3 arrived; 300 lies past the range it covers.
+    rp.mark_frags_requested(sn, &set(3, &[5]));
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    assert_eq!(requested, vec![(sn, f(5)), (sn, f(300))]);
+    // A NACK_FRAG of the widest range (256) that lists nothing leaves only
+    // the request past it.
+    let none = FragmentNumberSet::new(f(1), 256);
+    assert!(none.iter().next().is_none());
+    rp.mark_frags_requested(sn, &none);
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    assert_eq!(requested, vec![(sn, f(300))]);
+    rp.mark_frags_requested(sn, &FragmentNumberSet::new(f(257), 256));
+    assert!(!rp.repair_frags_requested());
+  }
+
+  #[test]
+  fn requests_for_an_acknowledged_sample_are_dropped() {
+    let guid = GUID::new(GuidPrefix::UNKNOWN, EntityId::UNKNOWN);
+    let mut rp = RtpsReaderProxy::new(guid, QosPolicies::default(), false);
+    let f = FragmentNumber::new;
+    let set =
+      |v: &[u32]| FragmentNumberSet::from_base_and_set(f(v[0]), &v.iter().map(|n| f(*n)).collect());
+    let (sn3, sn4) = (SequenceNumber::from(3), SequenceNumber::from(4));
+    rp.mark_frags_requested(sn3, &set(&[2, 7]));
+    rp.mark_frags_requested(sn4, &set(&[1]));
+    // The reader completed sample 3 (a repair or a copy of it arrived).
+    let ack = AckNack {
+      reader_id: EntityId::UNKNOWN,
+      writer_id: EntityId::UNKNOWN,
+      reader_sn_state: SequenceNumberSet::new_empty(sn4),
+      count: 1,
+    };
+    rp.handle_ack_nack(&AckSubmessage::AckNack(ack), SequenceNumber::from(4));
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    assert_eq!(requested, vec![(sn4, f(1))]);
+    // A late NACK_FRAG for the acknowledged sample asks for nothing.
+    rp.mark_frags_requested(sn3, &set(&[2]));
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    assert_eq!(requested, vec![(sn4, f(1))]);
   }
 
   #[test]

@@ -493,14 +493,14 @@ impl Writer {
       route.unicast.is_some()
     };
     if uses_unicast {
-      self.udp_sender.control_backlogged(SocketId::Unicast)
+      self.udp_sender.repair_backlogged(SocketId::Unicast)
     } else {
       self
         .udp_sender
         .socket_ids()
         .into_iter()
         .filter(|id| matches!(id, SocketId::Multicast(_)))
-        .any(|id| self.udp_sender.control_backlogged(id))
+        .any(|id| self.udp_sender.repair_backlogged(id))
     }
   }
 

@@ -344,6 +344,11 @@ where
     self.bitmap_base
   }
 
+  /// How many numbers from `base` on the bitmap covers.
+  pub fn num_bits(&self) -> u32 {
+    self.num_bits
+  }
+
   pub fn new_empty(bitmap_base: N) -> Self {
     Self::new(bitmap_base, 0)
   }
