@@ -56,7 +56,7 @@ hibari_transport::conformance_subset! {
     ignore("DDS best-effort over UDP (fails in about 3 runs of 8): a 10 000-sample burst overruns a socket buffer, and the samples dropped after the last one that arrives are never known to the reader (no later sequence number reveals them; best-effort has no HEARTBEAT), so `lost_total` ends at 9 474..9 975, short of 9 998; the writer itself never blocks"): [
         best_effort_readers_never_block_the_writer,
     ];
-    ignore("RustDDS gap, not DDS semantics (fails in about 1 run of 15 under load): one topic cache is shared by a participant's DataReaders; the late reader's view of a writer excludes the samples the writer GAPs to it (written before it matched) only when that GAP arrives before the reader's first DATA, and when DATA 11 comes first it reads samples 1..=10 that the earlier reader received"): [
+    ignore("samples in flight when a reader is created (fails in about 1 run of 10 at load 4+ on 2 cores): traced with prints in the engine, the DATA of samples 1..=10, sent to every reader of the participant (ENTITYID_UNKNOWN), reached the late reader's RTPS Reader before the writer matched it and sent its GAP; DDS lets a VOLATILE reader get samples written before it was known to the writer (2.2.3.4), so the late reader read 1..=20, or (its read pointer set from the shared topic cache mid-way) a few of them and then 11 on, where hibari's shared memory and in-process transports start exactly at 11"): [
         a_reader_added_mid_stream_gets_the_later_samples_in_order,
     ];
 }
