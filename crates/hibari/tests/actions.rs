@@ -8,7 +8,6 @@
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use hibari::action::{ActionSendGoalError, ActionServerOptions, GetResultError, GoalId};
@@ -20,6 +19,10 @@ use hibari::{
     Action, ActionServer, CallError, CancelResponse, Context, GoalResponse, GoalStatus, Node,
     QosProfile, ServerGoalHandle, SingleThreadedExecutor,
 };
+
+#[path = "support/spinner.rs"]
+mod spinner;
+use spinner::Spinner;
 
 const CHILD: &str = "HIBARI_TEST_ACTION_CHILD";
 const WAIT: Duration = Duration::from_secs(10);
@@ -88,33 +91,6 @@ fn count_server(node: &Node, step: Duration) -> ActionServer<Count> {
         },
     )
     .unwrap()
-}
-
-/// Spins `nodes` on a thread until dropped.
-struct Spinner(Arc<SingleThreadedExecutor>, Option<JoinHandle<()>>);
-
-impl Spinner {
-    fn new(nodes: &[&Node]) -> Self {
-        let executor = Arc::new(SingleThreadedExecutor::new());
-        for node in nodes {
-            executor.add_node(node).unwrap();
-        }
-        let spinning = executor.clone();
-        Spinner(executor, Some(std::thread::spawn(move || spinning.spin())))
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        if let Some(thread) = self.1.take() {
-            let _ = hibari_testkit::cancel_and_join(
-                thread,
-                hibari_testkit::HANG,
-                "the spinner to stop after cancel()",
-                || self.0.cancel(),
-            );
-        }
-    }
 }
 
 #[test]

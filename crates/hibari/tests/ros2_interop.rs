@@ -22,6 +22,8 @@ mod graph;
 mod peer;
 #[path = "ros2/services.rs"]
 mod services;
+#[path = "support/spinner.rs"]
+mod spinner;
 #[path = "ros2/topics.rs"]
 mod topics;
 

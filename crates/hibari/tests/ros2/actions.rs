@@ -3,17 +3,17 @@
 //! test_msgs has it), so the type and its RIHS01 hash are test_msgs's own.
 
 use std::sync::{mpsc, Arc};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use hibari::action::{ActionServerOptions, GoalId};
 use hibari::dynamic::{Struct, Value};
 use hibari::interfaces::{Distro, InterfaceKind, Registry, TypeName};
-use hibari::{CancelResponse, GoalResponse, GoalStatus, Node, SingleThreadedExecutor};
+use hibari::{CancelResponse, GoalResponse, GoalStatus};
 use hibari_testkit::unique_topic;
 
 use super::peer::LIMIT;
 use super::Rig;
+use crate::spinner::Spinner;
 
 const FIBONACCI: &str = "test_msgs/action/Fibonacci";
 
@@ -44,29 +44,16 @@ fn order(n: i64) -> Value {
     Value::Message(Struct::new().with("order", Value::Int(n)))
 }
 
-/// Spins a node on a thread until dropped.
-struct Spinner(Arc<SingleThreadedExecutor>, Option<JoinHandle<()>>);
+type Feedback = Box<dyn FnMut(Value) + Send>;
 
-impl Spinner {
-    fn new(node: &Node) -> Self {
-        let executor = Arc::new(SingleThreadedExecutor::new());
-        executor.add_node(node).unwrap();
-        let spinning = executor.clone();
-        Spinner(executor, Some(std::thread::spawn(move || spinning.spin())))
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        if let Some(thread) = self.1.take() {
-            let _ = hibari_testkit::cancel_and_join(
-                thread,
-                hibari_testkit::HANG,
-                "the spinner to stop after cancel()",
-                || self.0.cancel(),
-            );
-        }
-    }
+/// A feedback callback for a hibari goal and the channel its sequences
+/// arrive on.
+fn feedback_channel() -> (Feedback, mpsc::Receiver<Vec<i32>>) {
+    let (tx, rx) = mpsc::channel();
+    let feedback = Box::new(move |f: Value| {
+        let _ = tx.send(sequence(&f));
+    });
+    (feedback, rx)
 }
 
 /// rclpy's ActionClient against a hibari server.
@@ -100,7 +87,7 @@ pub fn an_rclpy_client_drives_a_hibari_server(distro: &str) {
             },
         )
         .unwrap();
-    let _spin = Spinner::new(&rig.node);
+    let _spin = Spinner::new(&[&rig.node]);
     let peer = rig.peer(distro, "fib_client", "rclpy_fib_client", &[&action]);
     peer.expect("matched");
     let mut lines = Vec::new();
@@ -146,15 +133,12 @@ pub fn a_hibari_client_drives_an_rclpy_server(distro: &str) {
         .node
         .create_generic_action_client(&action, FIBONACCI, registry())
         .unwrap();
-    let _spin = Spinner::new(&rig.node);
+    let _spin = Spinner::new(&[&rig.node]);
     if !client.wait_for_server(LIMIT) {
         peer.fail("hibari's action client never saw the rclpy server");
     }
     // Goal 5: every feedback, then the result.
-    let (tx, rx) = mpsc::channel();
-    let feedback = Box::new(move |f: Value| {
-        let _ = tx.send(sequence(&f));
-    });
+    let (feedback, rx) = feedback_channel();
     let goal = client
         .send_goal(order(5), Some(feedback), LIMIT)
         .unwrap_or_else(|e| peer.fail(&format!("goal 5: {e}")));
@@ -174,10 +158,7 @@ pub fn a_hibari_client_drives_an_rclpy_server(distro: &str) {
         ]
     );
     // Goal 50, canceled after its first feedback.
-    let (tx, rx) = mpsc::channel();
-    let feedback = Box::new(move |f: Value| {
-        let _ = tx.send(sequence(&f));
-    });
+    let (feedback, rx) = feedback_channel();
     let goal = client
         .send_goal(order(50), Some(feedback), LIMIT)
         .unwrap_or_else(|e| peer.fail(&format!("goal 50: {e}")));
