@@ -29,12 +29,11 @@
 //! process's own: the publisher's from matching to its last publish, the
 //! subscriber's from its first sample to its last.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hibari_testkit::lines::LineChild;
 use hibari_testkit::netns::{Netns, NetnsPair};
 
 use crate::experiments::Config;
@@ -291,44 +290,26 @@ fn command(
     Ok(c)
 }
 
-/// A running peer: its process and its stdout lines.
-struct Peer {
-    child: Child,
-    lines: Receiver<String>,
-}
+/// A running peer: its process and its stdout lines; killed when dropped.
+struct Peer(LineChild);
 
 impl Peer {
-    fn spawn(mut c: Command) -> Result<Peer, String> {
-        let mut child = c.spawn().map_err(|e| format!("start {c:?}: {e}"))?;
-        let out = child.stdout.take().ok_or("no stdout")?;
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Ok(Peer { child, lines })
+    fn spawn(c: Command) -> Result<Peer, String> {
+        let what = format!("{c:?}");
+        LineChild::spawn(c)
+            .map(Peer)
+            .map_err(|e| format!("start {what}: {e}"))
     }
 
     /// Lines until one starts with `key` (returned) or `deadline`.
     fn until(&self, key: &str, deadline: Instant, mut each: impl FnMut(&str)) -> Option<String> {
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).ok()?;
+            let line = self.0.next_line_by(deadline).ok()?;
             if line.starts_with(key) {
                 return Some(line);
             }
             each(&line);
         }
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -18,6 +18,9 @@
 //!   within one process's domains).
 //! - a **directory**: [`tempdir`] (the `tempfile` crate), removed on drop.
 //!
+//! A peer program in its own process, reporting one line per event on stdout,
+//! runs as a [`lines::LineChild`]: bounded waits for its lines, killed on drop.
+//!
 //! Anything that may block runs under [`with_timeout`] (or is joined with
 //! [`join_within`]), which fails the test with what it waited for instead of
 //! hanging the suite.
@@ -30,6 +33,7 @@ use std::time::Duration;
 
 pub use tempfile::{tempdir, TempDir};
 
+pub mod lines;
 pub mod netns;
 
 /// User plus system CPU time of this process, from `/proc/self/stat`, in

@@ -1,12 +1,12 @@
 //! Starting peers inside the namespaces and reading their line protocol.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use hibari_testkit::lines::{LineChild, NoLine};
 use hibari_testkit::netns::{Netns, NetnsPair};
 use hibari_testkit::TestDomain;
 
@@ -91,29 +91,17 @@ pub fn spawn(ns: &Netns, side: Side, domain: &TestDomain, name: &str, role: &str
 /// A running peer; killed (SIGKILL) when dropped.
 pub struct Peer {
     what: String,
-    child: Child,
-    lines: Receiver<String>,
+    process: LineChild,
     seen: Vec<String>,
     stderr: Arc<Mutex<Vec<String>>>,
 }
 
 impl Peer {
     fn start(mut c: Command, what: &str) -> Peer {
-        let mut child = c
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("start {what}: {e}"));
-        let (tx, lines) = mpsc::channel();
-        let out = child.stdout.take().expect("piped");
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        c.stdin(Stdio::null()).stderr(Stdio::piped());
+        let mut process = LineChild::spawn(c).unwrap_or_else(|e| panic!("start {what}: {e}"));
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        let err = child.stderr.take().expect("piped");
+        let err = process.child().stderr.take().expect("piped");
         let keep = stderr.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(err).lines().map_while(Result::ok) {
@@ -126,8 +114,7 @@ impl Peer {
         });
         Peer {
             what: what.to_owned(),
-            child,
-            lines,
+            process,
             seen: Vec::new(),
             stderr,
         }
@@ -140,7 +127,7 @@ impl Peer {
 
     /// Reads the lines that have arrived, without waiting.
     pub fn drain(&mut self) -> &[String] {
-        while let Ok(line) = self.lines.try_recv() {
+        while let Some(line) = self.process.try_line() {
             self.seen.push(line);
         }
         &self.seen
@@ -161,19 +148,16 @@ impl Peer {
     ) -> String {
         let deadline = Instant::now() + limit;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
+            match self.process.next_line_by(deadline) {
                 Ok(line) => {
                     self.seen.push(line.clone());
                     if done(&line) {
                         return line;
                     }
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    self.fail(&format!("waited {limit:?} for {what}"))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.wait().map(|s| s.to_string());
+                Err(NoLine::Timeout) => self.fail(&format!("waited {limit:?} for {what}")),
+                Err(NoLine::Ended) => {
+                    let status = self.process.child().wait().map(|s| s.to_string());
                     self.fail(&format!("it ended ({status:?}) before {what}"))
                 }
             }
@@ -197,20 +181,7 @@ impl Peer {
 
     /// SIGKILL, as a crash would end it.
     pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        self.kill();
-        let mut rest = String::new();
-        let _ = self
-            .child
-            .stdout
-            .take()
-            .map(|mut o| o.read_to_string(&mut rest));
+        self.process.kill();
     }
 }
 

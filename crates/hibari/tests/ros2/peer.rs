@@ -2,12 +2,12 @@
 //! PyPI wheels that scripts/ros2-peer.sh installs, one virtualenv per distro.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hibari_testkit::lines::{LineChild, NoLine};
 use hibari_testkit::TempDir;
 
 /// How long a peer may take for anything: only a hang reaches it.
@@ -30,11 +30,11 @@ fn env_sh(distro: &str) -> PathBuf {
     env
 }
 
-/// An rclpy node in its own process, killed (SIGKILL) when dropped.
+/// An rclpy node in its own process, killed (SIGKILL) when dropped (its
+/// [`LineChild`]).
 pub struct Peer {
-    child: Child,
+    process: LineChild,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
     what: String,
     stderr: PathBuf,
     _dir: TempDir,
@@ -61,23 +61,12 @@ impl Peer {
             .env("ROS_DOMAIN_ID", domain.to_string())
             .env("PYTHONUNBUFFERED", "1")
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(File::create(&stderr).expect("the peer's stderr file"));
-        let mut child = command.spawn().expect("start bash for the rclpy peer");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("the peer's stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let mut process = LineChild::spawn(command).expect("start bash for the rclpy peer");
+        let stdin = process.child().stdin.take();
         Peer {
-            child,
+            process,
             stdin,
-            lines,
             what: format!("rclpy ({distro}) {role} {node} {}", args.join(" ")),
             stderr,
             _dir: dir,
@@ -100,12 +89,10 @@ impl Peer {
 
     /// The next stdout line, or `None` when the peer has ended.
     pub fn next_line(&self, limit: Duration) -> Option<String> {
-        match self.lines.recv_timeout(limit) {
+        match self.process.next_line(limit) {
             Ok(line) => Some(line),
-            Err(RecvTimeoutError::Disconnected) => None,
-            Err(RecvTimeoutError::Timeout) => {
-                self.fail(&format!("the peer said nothing for {limit:?}"))
-            }
+            Err(NoLine::Ended) => None,
+            Err(NoLine::Timeout) => self.fail(&format!("the peer said nothing for {limit:?}")),
         }
     }
 
@@ -114,17 +101,11 @@ impl Peer {
     pub fn expect(&self, prefix: &str) -> String {
         let deadline = Instant::now() + LIMIT;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                self.fail(&format!("no `{prefix}` line within {LIMIT:?}"));
-            }
-            match self.lines.recv_timeout(left) {
+            match self.process.next_line_by(deadline) {
                 Ok(line) if line.starts_with(prefix) => return line,
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => {
-                    self.fail(&format!("no `{prefix}` line within {LIMIT:?}"))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
+                Err(NoLine::Timeout) => self.fail(&format!("no `{prefix}` line within {LIMIT:?}")),
+                Err(NoLine::Ended) => {
                     self.fail(&format!("the peer ended before saying `{prefix}`"))
                 }
             }
@@ -133,7 +114,7 @@ impl Peer {
 
     /// A stdout line now, if there is one.
     pub fn try_line(&self) -> Option<String> {
-        self.lines.try_recv().ok()
+        self.process.try_line()
     }
 
     /// Tells the peer to go on (a `go` line).
@@ -151,14 +132,7 @@ impl Peer {
 
     /// Kills the peer with SIGKILL (as a crash would) and reaps it.
     pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        self.kill();
+        self.process.kill();
     }
 }
 
