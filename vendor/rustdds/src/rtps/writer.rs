@@ -31,8 +31,9 @@ use crate::{
       DEFAULT_FRAGMENT_SIZE, DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
       MAX_FRAGMENT_SIZE, MIN_FRAGMENT_SIZE, REPAIR_FRAGS_BATCH_MAX_BYTES, HEARTBEAT_PERIOD_FAST,
       HEARTBEAT_AFTER_FRAGMENTED_PUSH_DELAY, HEARTBEAT_PERIOD_SLOW, PACED_PUSH_YIELD_BYTES,
-      HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE, NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION,
-      REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
+      HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE, NACKFRAG_RESPONSE_DELAY, NACK_RESPONSE_DELAY,
+      NACK_SUPPRESSION_DURATION, REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT,
+      REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
     rtps_reader_proxy::RtpsReaderProxy,
@@ -349,7 +350,7 @@ impl Writer {
       heartbeat_period_fast,
       cache_cleaning_period,
       nack_response_delay: NACK_RESPONSE_DELAY, // default value from dp_event_loop
-      nackfrag_response_delay: NACK_RESPONSE_DELAY, // default value from dp_event_loop
+      nackfrag_response_delay: NACKFRAG_RESPONSE_DELAY,
       nack_suppression_duration: NACK_SUPPRESSION_DURATION,
       // Conservative fallback for any discovery advertisement of max sample size.
       data_max_size_serialized: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
@@ -3134,6 +3135,37 @@ mod tests {
         assert_eq!(f.repair_round(), 5);
         assert!(!f.reader_proxy().repair_mode);
       }
+    }
+
+    // A NACK_FRAG is answered at once (NACKFRAG_RESPONSE_DELAY): its repair
+    // goes to the one reader that asked, so there is nothing to wait for.
+    #[test]
+    fn nackfrag_schedules_its_repair_at_once() {
+      let mut f = Fixture::user(3, 200_000, None);
+      let nack_frag = crate::messages::submessages::submessages::NackFrag {
+        reader_id: f.reader_guid.entity_id,
+        writer_id: f.writer.my_guid.entity_id,
+        writer_sn: SequenceNumber::new(2),
+        fragment_number_state:
+          crate::structure::sequence_number::FragmentNumberSet::from_base_and_set(
+            FragmentNumber::new(2),
+            &[FragmentNumber::new(2)].into_iter().collect(),
+          ),
+        count: 1,
+      };
+      f.writer
+        .handle_ack_nack(f.reader_guid.prefix, &AckSubmessage::NackFrag(nack_frag));
+      let fired = f.timer.borrow_mut().poll();
+      assert!(
+        matches!(
+          fired,
+          Some(DpTimerEvent::Writer {
+            event: TimedEvent::SendRepairFrags { to_reader },
+            ..
+          }) if to_reader == f.reader_guid
+        ),
+        "no SendRepairFrags due at once"
+      );
     }
 
     // A round stops once REPAIR_BATCH_MAX_BYTES have gone out and the next
