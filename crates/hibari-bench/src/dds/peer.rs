@@ -144,8 +144,7 @@ fn parse(role: &str) -> Option<Role<'_>> {
 /// Runs `role` (see the module docs) until done. `NETNS_PEER_TIMEOUT`
 /// (seconds, default 60; at most a day) bounds every wait.
 pub fn peer_main(role: &str) -> Result<(), PeerError> {
-    let role_line = role;
-    let role = parse(role_line).ok_or_else(|| PeerError::Role(role_line.to_string()))?;
+    let parsed = parse(role).ok_or_else(|| PeerError::Role(role.to_string()))?;
     let timeout = std::env::var("NETNS_PEER_TIMEOUT")
         .ok()
         .and_then(|t| t.parse().ok())
@@ -154,12 +153,12 @@ pub fn peer_main(role: &str) -> Result<(), PeerError> {
     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
     let setup = |e: &dyn std::fmt::Display| PeerError::Setup(e.to_string());
     let context = Context::new().map_err(|e| setup(&e))?;
-    let name = match role {
+    let name = match parsed {
         Role::Pub { .. } => "bench_dds_pub",
         Role::Sub { .. } => "bench_dds_sub",
     };
     let node = context.create_node(name).map_err(|e| setup(&e))?;
-    match role {
+    match parsed {
         Role::Pub {
             topic,
             size,

@@ -56,12 +56,12 @@ pub(crate) struct Pacer {
   last: std::time::Instant,
 }
 
-// A wait for tokens shorter than this is slept in place (the event loop's poll
-// timeout has a 1 ms resolution); a longer one is reported as WouldBlock.
 // With a rate limit, the queued control bytes from which a socket counts as
-// backlogged for repair (see `control_backlogged`): about 3 ms at 300 MB/s.
+// backlogged for repair (see `repair_backlogged`): about 3 ms at 300 MB/s.
 const CONTROL_BACKLOG_BYTES: usize = 1024 * 1024;
 
+// A wait for tokens shorter than this is slept in place (the event loop's poll
+// timeout has a 1 ms resolution); a longer one is reported as WouldBlock.
 const PACER_MAX_INLINE_WAIT: std::time::Duration = std::time::Duration::from_micros(1000);
 
 impl Pacer {

@@ -567,7 +567,16 @@ impl RtpsReaderProxy {
   // range (a bitmap covers at most 256) keep their requests. Accumulating
   // them resent fragments that a repair had already delivered, ahead of the
   // ones still missing.
-  pub fn mark_frags_requested(&mut self, seq_num: SequenceNumber, frag_nums: &FragmentNumberSet) {
+  //
+  // `fragments` is how many the sample has: fragment numbers outside
+  // 1..=fragments (a hostile or broken peer: 0, or 4e9 that would size the
+  // request set) are ignored.
+  pub fn mark_frags_requested(
+    &mut self,
+    seq_num: SequenceNumber,
+    frag_nums: &FragmentNumberSet,
+    fragments: usize,
+  ) {
     if seq_num < self.all_acked_before {
       return; // acknowledged as a whole: a late, reordered NACK_FRAG
     }
@@ -580,8 +589,7 @@ impl RtpsReaderProxy {
         .saturating_sub(1)
         .saturating_add(frag_nums.num_bits()),
     )
-    .unwrap_or(usize::MAX)
-    .min(req_set.len());
+    .map_or(req_set.len(), |end| end.min(req_set.len()));
     (0..covered_end).for_each(|i| req_set.set(i, false));
 
     let now = Instant::now();
@@ -592,6 +600,9 @@ impl RtpsReaderProxy {
         .is_some_and(|sent| now.duration_since(*sent) < NACKFRAG_SUPPRESSION_DURATION)
       {
         continue; // the repair is on its way
+      }
+      if !(1..=fragments).contains(&usize::from(f)) {
+        continue; // not a fragment of this sample
       }
       // -1 because FragmentNumbers start at 1
       let idx = usize::from(f) - 1;
@@ -743,13 +754,13 @@ mod acknack_tests {
         &v.iter().map(|f| FragmentNumber::new(*f)).collect(),
       )
     };
-    rp.mark_frags_requested(sn, &frags(&[1, 2]));
+    rp.mark_frags_requested(sn, &frags(&[1, 2]), 1000);
     rp.mark_frag_sent(sn, &FragmentNumber::new(1));
     rp.mark_frag_sent(sn, &FragmentNumber::new(2));
     assert!(!rp.repair_frags_requested());
     // The reader asks again before the repair can have arrived: only the
     // fragment not repaired just now is requested.
-    rp.mark_frags_requested(sn, &frags(&[1, 2, 5]));
+    rp.mark_frags_requested(sn, &frags(&[1, 2, 5]), 1000);
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     assert_eq!(requested, vec![(sn, FragmentNumber::new(5))]);
   }
@@ -765,8 +776,8 @@ mod acknack_tests {
       )
     };
     let (sn4, sn7) = (SequenceNumber::from(4), SequenceNumber::from(7));
-    rp.mark_frags_requested(sn7, &frags(&[2, 90]));
-    rp.mark_frags_requested(sn4, &frags(&[5, 6]));
+    rp.mark_frags_requested(sn7, &frags(&[2, 90]), 1000);
+    rp.mark_frags_requested(sn4, &frags(&[5, 6]), 1000);
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     let f = FragmentNumber::new;
     assert_eq!(
@@ -785,22 +796,46 @@ mod acknack_tests {
       FragmentNumberSet::from_base_and_set(f(base), &v.iter().map(|n| f(*n)).collect())
     };
     // Fragments 1, 2, 3, 5 and 300 were asked for and not yet repaired.
-    rp.mark_frags_requested(sn, &set(1, &[1, 2, 3, 5]));
-    rp.mark_frags_requested(sn, &set(300, &[300]));
+    rp.mark_frags_requested(sn, &set(1, &[1, 2, 3, 5]), 1000);
+    rp.mark_frags_requested(sn, &set(300, &[300]), 1000);
     // The reader now lacks only 5 from 3 on (its bitmap covers 3..=5): 1 and
     // 2 (below the base) and 3 arrived; 300 lies past the range it covers.
-    rp.mark_frags_requested(sn, &set(3, &[5]));
+    rp.mark_frags_requested(sn, &set(3, &[5]), 1000);
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     assert_eq!(requested, vec![(sn, f(5)), (sn, f(300))]);
     // A NACK_FRAG of the widest range (256) that lists nothing leaves only
     // the request past it.
     let none = FragmentNumberSet::new(f(1), 256);
     assert!(none.iter().next().is_none());
-    rp.mark_frags_requested(sn, &none);
+    rp.mark_frags_requested(sn, &none, 1000);
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     assert_eq!(requested, vec![(sn, f(300))]);
-    rp.mark_frags_requested(sn, &FragmentNumberSet::new(f(257), 256));
+    rp.mark_frags_requested(sn, &FragmentNumberSet::new(f(257), 256), 1000);
     assert!(!rp.repair_frags_requested());
+  }
+
+  #[test]
+  fn a_nackfrag_for_fragments_the_sample_does_not_have_asks_for_nothing() {
+    let guid = GUID::new(GuidPrefix::UNKNOWN, EntityId::UNKNOWN);
+    let mut rp = RtpsReaderProxy::new(guid, QosPolicies::default(), false);
+    let sn = SequenceNumber::from(3);
+    let f = FragmentNumber::new;
+    // A hostile peer: fragment 0 (numbers start at 1) and fragments far past
+    // the sample's 10, which must not size the request set.
+    let mut zero = FragmentNumberSet::new(f(0), 2);
+    zero.test_insert(f(0));
+    zero.test_insert(f(1));
+    rp.mark_frags_requested(sn, &zero, 10);
+    let requested: Vec<_> = rp.frags_requested_iterator().collect();
+    assert_eq!(requested, vec![(sn, f(1))]);
+    // Its base says fragments 1..=10 arrived; fragment 4e9 is not one.
+    let far = FragmentNumberSet::from_base_and_set(
+      f(4_000_000_000),
+      &[f(4_000_000_000)].into_iter().collect(),
+    );
+    rp.mark_frags_requested(sn, &far, 10);
+    assert!(!rp.repair_frags_requested());
+    assert!(rp.frags_requested.values().all(|bits| bits.len() <= 10));
   }
 
   #[test]
@@ -811,8 +846,8 @@ mod acknack_tests {
     let set =
       |v: &[u32]| FragmentNumberSet::from_base_and_set(f(v[0]), &v.iter().map(|n| f(*n)).collect());
     let (sn3, sn4) = (SequenceNumber::from(3), SequenceNumber::from(4));
-    rp.mark_frags_requested(sn3, &set(&[2, 7]));
-    rp.mark_frags_requested(sn4, &set(&[1]));
+    rp.mark_frags_requested(sn3, &set(&[2, 7]), 1000);
+    rp.mark_frags_requested(sn4, &set(&[1]), 1000);
     // The reader completed sample 3 (a repair or a copy of it arrived).
     let ack = AckNack {
       reader_id: EntityId::UNKNOWN,
@@ -824,7 +859,7 @@ mod acknack_tests {
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     assert_eq!(requested, vec![(sn4, f(1))]);
     // A late NACK_FRAG for the acknowledged sample asks for nothing.
-    rp.mark_frags_requested(sn3, &set(&[2]));
+    rp.mark_frags_requested(sn3, &set(&[2]), 1000);
     let requested: Vec<_> = rp.frags_requested_iterator().collect();
     assert_eq!(requested, vec![(sn4, f(1))]);
   }

@@ -1355,6 +1355,17 @@ impl Writer {
       AckSubmessage::NackFrag(ref nackfrag) => {
         // NackFrag is negative acknowledgement only, i.e. requesting missing fragments.
         let reader_guid = GUID::new(reader_guid_prefix, nackfrag.reader_id);
+        // The fragments the sample has: a request beyond them (or for a
+        // sample we no longer hold) is a peer's error, and must not size the
+        // request set.
+        let fragment_size = usize::from(self.fragment_size).max(1);
+        let Some(fragments) = self
+          .send_buffer
+          .get_by_sn(nackfrag.writer_sn)
+          .map(|cc| cc.data_value.payload_size().div_ceil(fragment_size))
+        else {
+          return;
+        };
         let Some(reader_proxy) = self.lookup_reader_proxy_mut(reader_guid) else {
           return;
         };
@@ -1367,7 +1378,11 @@ impl Writer {
           return;
         }
         reader_proxy.last_nackfrag_count = Some(nackfrag.count);
-        reader_proxy.mark_frags_requested(nackfrag.writer_sn, &nackfrag.fragment_number_state);
+        reader_proxy.mark_frags_requested(
+          nackfrag.writer_sn,
+          &nackfrag.fragment_number_state,
+          fragments,
+        );
         self.schedule_repair_frags(reader_guid, self.nackfrag_response_delay);
       }
     }
