@@ -10,8 +10,10 @@ use hibari_transport::{DomainId, Transport};
 use thiserror::Error;
 
 use crate::node::names::{normalize_namespace, validate_node_name, NameError};
-use crate::node::remap::{self, RemapRule};
+use crate::node::options::NodeOptions;
+use crate::node::remap::{self, RemapRule, RosArgs};
 use crate::node::Node;
+use crate::parameter::overrides::OverrideRule;
 use crate::wait::Signal;
 
 /// The environment variable holding the default domain id: ROS 2's own, so
@@ -38,6 +40,9 @@ pub enum ContextCreateError {
         /// Why, and what to write instead.
         reason: String,
     },
+    /// A `-p` value or a `--params-file` that cannot be read.
+    #[error("bad parameter override: {0}")]
+    InvalidParameterOverride(#[from] crate::parameter::ParameterOverrideError),
     /// A remapping rule that cannot be parsed.
     #[error("the remapping rule `{rule}` is not valid: {reason}")]
     InvalidRemapRule {
@@ -58,6 +63,9 @@ pub enum NodeCreateError {
     /// The namespace (after remapping) is not valid.
     #[error("cannot create the node: {0}")]
     InvalidNamespace(NameError),
+    /// Its parameter services or event publisher could not be created.
+    #[error("cannot create the node: {0}")]
+    Parameters(crate::parameter::ParameterServicesError),
     /// The context was shut down.
     #[error("cannot create the node `{name}`: the context was shut down; create a new context")]
     ShutDown {
@@ -70,6 +78,8 @@ pub enum NodeCreateError {
 pub(crate) struct ContextInner {
     pub(crate) transport: Arc<dyn Transport>,
     pub(crate) rules: Vec<RemapRule>,
+    /// Parameter overrides from the command line, in order.
+    pub(crate) params: Vec<OverrideRule>,
     shutdown: AtomicBool,
     /// Executors to wake on shutdown.
     signals: Mutex<Vec<Weak<Signal>>>,
@@ -128,7 +138,10 @@ impl Context {
     /// Domain `domain_id`, reaching this process, the others on this host and
     /// ROS 2 nodes (DDS only in ROS 2's domains, 0..=232), no remapping.
     pub fn with_domain(domain_id: DomainId) -> Self {
-        Self::from_parts(crate::transports::default_transport(domain_id), Vec::new())
+        Self::from_parts(
+            crate::transports::default_transport(domain_id),
+            RosArgs::default(),
+        )
     }
 
     /// Like [`new`](Context::new), with the remapping rules found in `args`
@@ -146,11 +159,12 @@ impl Context {
         ContextBuilder::default()
     }
 
-    fn from_parts(transport: Arc<dyn Transport>, rules: Vec<RemapRule>) -> Self {
+    fn from_parts(transport: Arc<dyn Transport>, args: RosArgs) -> Self {
         Context {
             inner: Arc::new(ContextInner {
                 transport,
-                rules,
+                rules: args.rules,
+                params: args.params,
                 shutdown: AtomicBool::new(false),
                 signals: Mutex::new(Vec::new()),
             }),
@@ -180,17 +194,27 @@ impl Context {
         name: &str,
         namespace: &str,
     ) -> Result<Node, NodeCreateError> {
+        self.create_node_with_options(name, NodeOptions::new().namespace(namespace))
+    }
+
+    /// Creates a node with [`NodeOptions`]: its namespace and parameters.
+    pub fn create_node_with_options(
+        &self,
+        name: &str,
+        options: NodeOptions,
+    ) -> Result<Node, NodeCreateError> {
+        let namespace = options.namespace.clone();
         if self.is_shut_down() {
             return Err(NodeCreateError::ShutDown { name: name.into() });
         }
         validate_node_name(name).map_err(NodeCreateError::InvalidName)?;
         let namespace =
-            normalize_namespace(namespace).map_err(NodeCreateError::InvalidNamespace)?;
+            normalize_namespace(&namespace).map_err(NodeCreateError::InvalidNamespace)?;
         let rules = &self.inner.rules;
         let final_name = remap::node_name(rules, name);
         let final_ns = remap::namespace(rules, name, &namespace);
         validate_node_name(final_name).map_err(NodeCreateError::InvalidName)?;
-        Ok(Node::new(self.clone(), final_name.into(), final_ns.into()))
+        Node::new(self.clone(), final_name.into(), final_ns.into(), options)
     }
 
     /// Shuts the context down: executors spinning its nodes return, and no
@@ -225,6 +249,10 @@ impl Context {
     pub(crate) fn rules(&self) -> &[RemapRule] {
         &self.inner.rules
     }
+
+    pub(crate) fn parameter_rules(&self) -> &[OverrideRule] {
+        &self.inner.params
+    }
 }
 
 /// Builds a [`Context`]: `Context::builder().domain(3).args(std::env::args()).create()`.
@@ -233,7 +261,7 @@ impl Context {
 pub struct ContextBuilder {
     domain: Option<DomainId>,
     transport: Option<Arc<dyn Transport>>,
-    rules: Option<Result<Vec<RemapRule>, ContextCreateError>>,
+    rules: Option<Result<RosArgs, ContextCreateError>>,
 }
 
 impl ContextBuilder {
@@ -256,13 +284,14 @@ impl ContextBuilder {
         self.transport(Arc::new(InprocTransport::isolated(domain)))
     }
 
-    /// The program's arguments, for remapping rules after `--ros-args`.
+    /// The program's arguments, for the remapping rules and parameter
+    /// overrides after `--ros-args`.
     pub fn args<I, S>(mut self, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        self.rules = Some(remap::parse_args(args));
+        self.rules = Some(remap::parse_ros_args(args));
         self
     }
 

@@ -85,7 +85,8 @@
 
 #![forbid(unsafe_code)]
 // The public surface is the `pub use` list below (and the public modules:
-// `callback`, `loan`, `view`, `names`, `events`, `transports`, `action` and
+// `callback`, `loan`, `view`, `names`, `events`, `transports`, `action`,
+// `parameter` and
 // the message layer's `msg`, `interfaces`, `dynamic`, `cdr`): every type a
 // public signature names is re-exported by name, never by glob. The code
 // sits in folders by concept.
@@ -102,6 +103,8 @@ mod service;
 pub mod events;
 // ROS 2 actions over services and topics (typed and generic).
 pub mod action;
+// Parameters: declare/get/set on a node, its services, overrides, a client.
+pub mod parameter;
 // The executors and what they run: callback groups, timers and guard
 // conditions, watched descriptors, and the signal they all sleep on.
 mod executor;
@@ -132,10 +135,15 @@ pub use executor::{NodeAddError, SingleThreadedExecutor};
 pub use loan::{LoanError, LoanSendError, PublisherLoan};
 pub use names::NameError;
 pub use node::graph::TopicEndpointInfo;
+pub use node::options::NodeOptions;
 pub use node::Node;
 pub use options::{
     ClientOptions, FdWatchOptions, GuardConditionOptions, PublisherOptions, ServiceOptions,
     SubscriptionOptions, TimerOptions,
+};
+pub use parameter::{
+    Parameter, ParameterClient, ParameterDescriptor, ParameterType, ParameterValue,
+    SetParametersResult,
 };
 pub use service::client::{CallError, Client, ClientCreateError};
 pub use service::future::{ResponseFuture, SpinError};

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use hibari::msg::std_msgs::msg::String as Chatter;
-use hibari::{Context, EndpointKind, QosProfile};
+use hibari::{Context, EndpointKind, NodeOptions, QosProfile};
 
 #[test]
 fn nodes_topics_and_endpoints_with_their_qos_are_listed_and_retracted() {
@@ -78,7 +78,15 @@ fn waiting_for_a_node_wakes_when_it_appears_and_times_out_otherwise() {
 fn services_are_listed_by_name_and_type_not_as_topics() {
     use hibari::msg::std_srvs::srv::{SetBool, SetBool_Request, SetBool_Response};
     let ctx = Context::builder().isolated().create().unwrap();
-    let node = ctx.create_node_with_namespace("light", "/house").unwrap();
+    // Without the parameter services and events every node has by default.
+    let bare = || {
+        NodeOptions::new()
+            .start_parameter_services(false)
+            .start_parameter_event_publisher(false)
+    };
+    let node = ctx
+        .create_node_with_options("light", bare().namespace("/house"))
+        .unwrap();
     let _server = node
         .create_service::<SetBool, _>(
             "switch",
@@ -89,7 +97,7 @@ fn services_are_listed_by_name_and_type_not_as_topics() {
             },
         )
         .unwrap();
-    let other = ctx.create_node("panel").unwrap();
+    let other = ctx.create_node_with_options("panel", bare()).unwrap();
     let _client = other
         .create_client::<SetBool>("/house/switch", QosProfile::services_default())
         .unwrap();
@@ -97,4 +105,31 @@ fn services_are_listed_by_name_and_type_not_as_topics() {
     assert_eq!(services.len(), 1, "{services:?}");
     assert_eq!(services["/house/switch"], vec!["std_srvs/srv/SetBool"]);
     assert!(other.get_topic_names_and_types().is_empty());
+}
+
+#[test]
+fn a_node_serves_its_parameter_services_and_events_by_default() {
+    let ctx = Context::builder().isolated().create().unwrap();
+    let node = ctx.create_node_with_namespace("cam", "/r1").unwrap();
+    let services = node.get_service_names_and_types();
+    let parameters = [
+        ("describe_parameters", "DescribeParameters"),
+        ("get_parameter_types", "GetParameterTypes"),
+        ("get_parameters", "GetParameters"),
+        ("list_parameters", "ListParameters"),
+        ("set_parameters", "SetParameters"),
+        ("set_parameters_atomically", "SetParametersAtomically"),
+    ];
+    assert_eq!(services.len(), parameters.len(), "{services:?}");
+    for (name, ty) in parameters {
+        assert_eq!(
+            services[&format!("/r1/cam/{name}")],
+            vec![format!("rcl_interfaces/srv/{ty}")]
+        );
+    }
+    let topics = node.get_topic_names_and_types();
+    assert_eq!(
+        topics["/parameter_events"],
+        vec!["rcl_interfaces/msg/ParameterEvent"]
+    );
 }

@@ -18,6 +18,8 @@
 mod actions;
 #[path = "ros2/graph.rs"]
 mod graph;
+#[path = "ros2/parameters.rs"]
+mod parameters;
 #[path = "ros2/peer.rs"]
 mod peer;
 #[path = "ros2/services.rs"]
@@ -121,6 +123,14 @@ macro_rules! distro {
             #[test]
             fn fibonacci_action_hibari_client_rclpy_server() {
                 super::actions::a_hibari_client_drives_an_rclpy_server(D)
+            }
+            #[test]
+            fn parameters_rclpy_client_hibari_node() {
+                super::parameters::an_rclpy_client_reads_and_sets_a_hibari_nodes_parameters(D)
+            }
+            #[test]
+            fn parameters_hibari_client_rclpy_node() {
+                super::parameters::a_hibari_client_reads_and_sets_an_rclpy_nodes_parameters(D)
             }
             #[test]
             fn incompatible_qos_rclpy_best_effort_writer_hibari_reliable_reader() {

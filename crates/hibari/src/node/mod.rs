@@ -1,21 +1,25 @@
 //! A node: a name in a namespace, in one context. Publishers, subscriptions
 //! and timers are created from it.
 
+use std::any::Any;
 use std::fmt;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError, Weak};
 use std::time::Instant;
 
 use hibari_transport::{GraphToken, NodeInfo, Notify, Reader, Sample};
 
 pub(crate) mod graph;
 pub mod names;
+pub(crate) mod options;
 pub(crate) mod remap;
 
-use crate::context::{lock, Context};
+use crate::context::{lock, Context, NodeCreateError};
 use crate::group::{CallbackGroup, CallbackGroupType, GroupGuard};
 use crate::node::names::{expand_topic_name, NameError};
+use crate::parameter::overrides;
+use crate::parameter::store::ParameterStore;
 use crate::wait::Signal;
 
 /// Something an executor runs: a subscription, a timer, a guard condition.
@@ -187,6 +191,10 @@ pub(crate) struct NodeInner {
     pub(crate) waker: Arc<NodeWaker>,
     /// The mutually exclusive group of entities created without one.
     pub(crate) default_group: CallbackGroup,
+    /// The node's parameters.
+    pub(crate) parameters: Arc<ParameterStore>,
+    /// Keeps the parameter services served.
+    parameter_services: OnceLock<Vec<Box<dyn Any + Send + Sync>>>,
     /// Keeps the node in the graph; dropped with the last handle.
     _announcement: GraphToken,
 }
@@ -211,12 +219,33 @@ impl fmt::Debug for Node {
 }
 
 impl Node {
-    pub(crate) fn new(context: Context, name: String, namespace: String) -> Self {
+    pub(crate) fn new(
+        context: Context,
+        name: String,
+        namespace: String,
+        options: crate::NodeOptions,
+    ) -> Result<Self, NodeCreateError> {
+        let fqn = match namespace.as_str() {
+            "/" => format!("/{name}"),
+            ns => format!("{ns}/{name}"),
+        };
+        let mut parameter_overrides = match options.use_global_arguments {
+            true => overrides::for_node(context.parameter_rules(), &fqn),
+            false => Default::default(),
+        };
+        parameter_overrides.extend(options.parameter_overrides);
+        let parameters = Arc::new(ParameterStore::new(
+            parameter_overrides,
+            options.allow_undeclared_parameters,
+            options.automatically_declare_parameters_from_overrides,
+        ));
         let announcement = context
             .transport()
             .announce_node(&NodeInfo::new(namespace.clone(), name.clone()));
-        Node {
+        let node = Node {
             inner: Arc::new(NodeInner {
+                parameters,
+                parameter_services: OnceLock::new(),
                 _announcement: announcement,
                 name,
                 namespace,
@@ -226,7 +255,17 @@ impl Node {
                 waker: Arc::new(NodeWaker::new()),
                 default_group: CallbackGroup::new(CallbackGroupType::MutuallyExclusive),
             }),
+        };
+        let store = &node.inner.parameters;
+        if options.start_parameter_event_publisher {
+            crate::parameter::start_events(&node, store).map_err(NodeCreateError::Parameters)?;
         }
+        if options.start_parameter_services {
+            let services = crate::parameter::start_services(&node, store)
+                .map_err(NodeCreateError::Parameters)?;
+            let _ = node.inner.parameter_services.set(services);
+        }
+        Ok(node)
     }
 
     /// The node's name (after remapping).

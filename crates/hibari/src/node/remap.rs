@@ -7,10 +7,13 @@
 //! topic's expanded name; the first rule that matches wins. Two keys rename
 //! the node itself: `__node:=name` (or `__name`) and `__ns:=/namespace`.
 
+use std::path::Path;
+
 use crate::context::ContextCreateError;
 use crate::node::names::{
     expand_topic_name, validate_namespace, validate_node_name, validate_topic_name, NameError,
 };
+use crate::parameter::overrides::{self, OverrideRule};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct RemapRule {
@@ -76,15 +79,26 @@ pub(crate) fn parse_rule(rule: &str) -> Result<RemapRule, ContextCreateError> {
     Ok(RemapRule { node, kind })
 }
 
-/// Reads the remapping rules out of a program's arguments: those after
-/// `--ros-args` up to `--` (or the end), as `-r rule` or `--remap rule`.
-/// Arguments outside `--ros-args` are the program's own and are ignored.
-pub(crate) fn parse_args<I, S>(args: I) -> Result<Vec<RemapRule>, ContextCreateError>
+/// What the ROS arguments of a program say.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct RosArgs {
+    pub rules: Vec<RemapRule>,
+    /// Parameter overrides, in the order given.
+    pub params: Vec<OverrideRule>,
+}
+
+/// Reads the ROS arguments out of a program's arguments: those after
+/// `--ros-args` up to `--` (or the end): remapping rules (`-r rule`,
+/// `--remap rule`) and parameter overrides (`-p name:=value`, `--param`,
+/// `--params-file file.yaml`). Arguments outside `--ros-args` are the
+/// program's own and are ignored.
+pub(crate) fn parse_ros_args<I, S>(args: I) -> Result<RosArgs, ContextCreateError>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
     let mut rules = Vec::new();
+    let mut params = Vec::new();
     let mut in_ros_args = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -105,17 +119,46 @@ where
                     })?;
                 rules.push(parse_rule(rule.as_ref())?);
             }
+            "-p" | "--param" => {
+                let rule = args
+                    .next()
+                    .ok_or_else(|| ContextCreateError::InvalidArgument {
+                        argument: arg.into(),
+                        reason: "it needs a parameter after it, such as `-p rate:=30`".into(),
+                    })?;
+                params.push(overrides::parse_param_rule(rule.as_ref())?);
+            }
+            "--params-file" => {
+                let file = args
+                    .next()
+                    .ok_or_else(|| ContextCreateError::InvalidArgument {
+                        argument: arg.into(),
+                        reason: "it needs a YAML file after it".into(),
+                    })?;
+                params.extend(overrides::parse_params_file(Path::new(file.as_ref()))?);
+            }
             other => {
                 return Err(ContextCreateError::InvalidArgument {
                     argument: other.into(),
-                    reason: "hibari understands only `-r`/`--remap from:=to` after `--ros-args`; \
+                    reason: "hibari understands `-r`/`--remap from:=to`, `-p`/`--param \
+                             name:=value` and `--params-file file.yaml` after `--ros-args`; \
                              end the ROS arguments with `--`"
                         .into(),
                 })
             }
         }
     }
-    Ok(rules)
+    Ok(RosArgs { rules, params })
+}
+
+/// The remapping rules of [`parse_ros_args`].
+#[cfg(test)]
+pub(crate) fn parse_args<I, S>(args: I) -> Result<Vec<RemapRule>, ContextCreateError>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    parse_ros_args(args).map(|a| a.rules)
 }
 
 /// The node's name after `__node` rules.

@@ -356,6 +356,84 @@ def fib_client(node, action):
         say(f"result {names.get(r.status, r.status)} {json.dumps(list(r.result.sequence))}")
 
 
+def value_json(v):
+    """A ParameterValue message as [type, value] (rcl_interfaces' field of its type)."""
+    from rclpy.parameter import parameter_value_to_python
+    value = parameter_value_to_python(v)
+    return [v.type, list(value) if isinstance(value, (list, tuple)) or hasattr(value, "tolist")
+            else value]
+
+
+def param_client(node, target):
+    """Reads and sets the parameters of `target` (a hibari node) with rclpy's own client."""
+    from rcl_interfaces.msg import ParameterEvent
+    from rclpy.parameter import Parameter
+    from rclpy.parameter_client import AsyncParameterClient
+
+    events = []
+    node.create_subscription(ParameterEvent, "/parameter_events",
+                             lambda e: events.append(e) if e.node == target else None,
+                             qos(depth=1000))
+    client = AsyncParameterClient(node, target)
+    if not client.wait_for_services(timeout_sec=LIMIT):
+        fail(f"the parameter services of {target} did not appear")
+
+    def done(future, what):
+        spin_until(node, future.done, what)
+        return future.result()
+
+    out = {}
+    listed = done(client.list_parameters(), "list_parameters")
+    out["names"] = sorted(listed.result.names)
+    got = done(client.get_parameters(["rate", "gain"]), "get_parameters")
+    out["values"] = [value_json(v) for v in got.values]
+    out["missing"] = len(done(client.get_parameters(["rate", "nope"]), "get nope").values)
+    described = done(client.describe_parameters(["gain"]), "describe_parameters").descriptors[0]
+    out["gain"] = {"description": described.description, "type": described.type,
+                   "range": [[r.from_value, r.to_value, r.step]
+                             for r in described.floating_point_range]}
+    types = done(client.get_parameter_types(["rate", "port"]), "get_parameter_types").types
+    out["types"] = list(types)
+    results = done(client.set_parameters([
+        Parameter("rate", value=60),
+        Parameter("rate", value="fast"),
+        Parameter("gain", value=2.0),
+        Parameter("port", value="/dev/other"),
+        Parameter("nope", value=1),
+    ]), "set_parameters").results
+    out["set"] = [[r.successful, r.reason] for r in results]
+    spin_until(node, lambda: any(p.name == "rate" for e in events for p in e.changed_parameters),
+               "a /parameter_events message with rate changed")
+    changed = [p for e in events for p in e.changed_parameters if p.name == "rate"][0]
+    out["event"] = value_json(changed.value)
+    say("result", json.dumps(out))
+
+
+def param_server(node, _args):
+    """Declares parameters as a tutorial node does; refuses a gain above 0.9; says each set."""
+    from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+
+    node.declare_parameter("rate", 30)
+    node.declare_parameter("gain", 0.5, ParameterDescriptor(
+        description="the gain",
+        floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1.0, step=0.0)]))
+    node.declare_parameter("names", ["a", "b"])
+
+    def check(params):
+        for p in params:
+            if p.name == "gain" and p.value > 0.9:
+                return SetParametersResult(successful=False, reason="gain above 0.9")
+        return SetParametersResult(successful=True)
+
+    node.add_on_set_parameters_callback(check)
+    node.add_post_set_parameters_callback(
+        lambda params: [say("set", p.name, json.dumps(p.value)) for p in params])
+    say("ready")
+    closed = stdin_closed_event()
+    while not closed.is_set():
+        rclpy.spin_once(node, timeout_sec=0.05)
+
+
 ROLES = {
     "talk": lambda n, a: talk(n, a[0], int(a[1]), a[2]),
     "listen": lambda n, a: listen(n, a[0], int(a[1]), a[2], *(a[3:4])),
@@ -369,6 +447,8 @@ ROLES = {
     "call": lambda n, a: call(n, a[0], a[1], int(a[2])),
     "fib_server": lambda n, a: fib_server(n, a[0]),
     "fib_client": lambda n, a: fib_client(n, a[0]),
+    "param_client": lambda n, a: param_client(n, a[0]),
+    "param_server": lambda n, a: param_server(n, a),
 }
 
 
