@@ -17,6 +17,7 @@ import threading
 from typing import Any, Callable, List, Optional, Tuple
 
 from . import _hibari
+from ._node_parameters import ParameterMixin
 from .context import Context, get_default_context
 from .entities import Client, Publisher, Service, Subscription
 from .qos import QoSLike, as_tuple, qos_profile_services_default
@@ -96,8 +97,14 @@ def _takes_info(callback: Callable[..., Any]) -> bool:
     return positional >= 2
 
 
-class Node:
+class Node(ParameterMixin):
     """A named participant (rclpy's ``Node``); subclass it or use it as is.
+
+    It has parameters as an rclpy node has them (``declare_parameter``,
+    ``get_parameter``, ``set_parameters``, the on/pre/post-set callbacks),
+    served to other processes under its name unless
+    ``start_parameter_services=False``; ``parameter_overrides`` (a list of
+    ``Parameter``) win over ``--ros-args -p`` and ``--params-file``.
 
     Its callbacks run in its default, mutually exclusive callback group
     unless given another (see ``CallbackGroup``); a callback may call
@@ -106,9 +113,18 @@ class Node:
     """
 
     def __init__(self, node_name: str, *, context: Optional[Context] = None,
-                 namespace: Optional[str] = None, **_: Any) -> None:
+                 namespace: Optional[str] = None, start_parameter_services: bool = True,
+                 parameter_overrides: Optional[List[Any]] = None,
+                 allow_undeclared_parameters: bool = False,
+                 automatically_declare_parameters_from_overrides: bool = False,
+                 **_: Any) -> None:
         self._context = context or get_default_context()
-        self._inner = _hibari.Node(self._context._inner, node_name, namespace or "/")
+        overrides = [(p.name, p.value) for p in parameter_overrides or []]
+        self._inner = _hibari.Node(self._context._inner, node_name, namespace or "/", overrides,
+                                   allow_undeclared_parameters,
+                                   automatically_declare_parameters_from_overrides,
+                                   start_parameter_services)
+        self._init_parameters()
         self._entities: List[Any] = []
         self._logger = logging.getLogger(self._inner.fully_qualified_name.lstrip("/").replace("/", "."))
         self._default_group = MutuallyExclusiveCallbackGroup()

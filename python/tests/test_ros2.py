@@ -103,3 +103,41 @@ def test_a_hibari_python_node_and_an_rclpy_node_talk_both_ways(domain: int) -> N
     finally:
         talker.kill()
     assert got == [f"msg {n}" for n in range(5)]
+
+
+def test_rclpys_parameter_client_reads_and_sets_a_hibari_python_nodes_parameters(domain: int) -> None:
+    import json
+
+    from hibari.msg.rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+
+    ctx = hibari.Context([], domain_id=domain)
+    node = hibari.Node("hibari_params", context=ctx)
+    node.declare_parameter("rate", 30)
+    node.declare_parameter("gain", 0.5, ParameterDescriptor(
+        description="the gain",
+        floating_point_range=[FloatingPointRange(from_value=0.0, to_value=1.0, step=0.0)]))
+    node.declare_parameter("port", "/dev/ttyUSB0", ParameterDescriptor(read_only=True))
+    executor = hibari.SingleThreadedExecutor()
+    executor.add_node(node)
+    client = Rclpy("param_client", "rclpy_params", "/hibari_params")
+    try:
+        line: List[str] = []
+
+        def result() -> bool:
+            try:
+                line.append(client.lines.get_nowait())
+            except queue.Empty:
+                pass
+            return any(x.startswith("result ") for x in line)
+
+        assert spin_until(executor, result, DISCOVERY), line
+    finally:
+        client.kill()
+    seen = json.loads(next(x for x in line if x.startswith("result "))[len("result "):])
+    assert seen["names"] == ["gain", "port", "rate"]
+    assert seen["values"] == [[2, 30], [3, 0.5]]
+    assert seen["gain"] == {"description": "the gain", "type": 3, "range": [[0.0, 1.0, 0.0]]}
+    assert [r[0] for r in seen["set"]] == [True, False, False, False, False]
+    assert seen["set"][3][1] == "Trying to set a read-only parameter: port."
+    assert seen["event"] == [2, 60]
+    assert node.get_parameter("rate").value == 60

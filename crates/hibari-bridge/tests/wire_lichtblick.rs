@@ -118,9 +118,14 @@ fn lichtblicks_rosbridge_player_discovers_subscribes_raw_without_types_and_publi
         .collect();
     assert!(nodes.contains(&"/robot"), "{nodes:?}");
     let d = call(&mut c, "/rosapi/node_details", json!({"node": "/robot"}));
-    assert_eq!(d["publishing"], json!(["/robot/pose"]));
+    // Every node publishes /parameter_events and serves its six parameter
+    // services, as ROS 2 nodes do.
+    assert_eq!(d["publishing"], json!(["/parameter_events", "/robot/pose"]));
     assert_eq!(d["subscribing"], json!(["/ui/cmd"]));
-    assert_eq!(d["services"], json!(["/robot/reset"]));
+    let services = d["services"].as_array().unwrap();
+    assert!(services.contains(&json!("/robot/reset")), "{services:?}");
+    assert!(services.contains(&json!("/robot/get_parameters")), "{services:?}");
+    assert_eq!(services.len(), 7, "{services:?}");
     let t = call(
         &mut c,
         "/rosapi/service_type",

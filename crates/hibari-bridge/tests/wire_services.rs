@@ -248,8 +248,17 @@ fn rosapi_answers_from_the_graph_and_the_registry() {
         .unwrap()
         .contains(&json!("/hibari_bridge")));
     let details = call("rosapi/node_details", json!({"node": "/native"}));
-    assert_eq!(details["publishing"], json!(["/chatter"]));
-    assert_eq!(details["services"], json!(["/set"]));
+    // With the parameter events and services every node has.
+    assert_eq!(
+        details["publishing"],
+        json!(["/chatter", "/parameter_events"])
+    );
+    let services = details["services"].as_array().unwrap();
+    assert!(services.contains(&json!("/set")), "{services:?}");
+    assert!(
+        services.contains(&json!("/native/set_parameters")),
+        "{services:?}"
+    );
     let defs = call(
         "rosapi/message_details",
         json!({"type": "geometry_msgs/Pose"}),

@@ -27,6 +27,7 @@ mod executor;
 mod fields;
 mod loans;
 mod local;
+mod parameters;
 mod pieces;
 mod qos;
 mod runtime;
@@ -100,6 +101,8 @@ fn _hibari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<aio::AsyncSubscription>()?;
     m.add_class::<qos::PySampleInfo>()?;
     m.add_class::<view::SampleBuffer>()?;
+    m.add_class::<parameters::NodeParameters>()?;
+    m.add_class::<parameters::ParameterCallback>()?;
     m.add_class::<loans::Loan>()?;
     m.add_class::<loans::LoanBuffer>()?;
     m.add_class::<loans::LoanMemory>()?;

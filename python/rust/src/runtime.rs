@@ -95,13 +95,38 @@ fn duration(seconds: f64) -> Duration {
 
 #[pymethods]
 impl Node {
-    /// A node named `name` in `namespace` of `context`.
+    /// A node named `name` in `namespace` of `context`, with its parameter
+    /// options (rclpy's `Node` keywords).
     #[new]
-    #[pyo3(signature = (context, name, namespace = "/"))]
-    fn new(context: &Context, name: &str, namespace: &str) -> PyResult<Self> {
+    #[pyo3(signature = (
+        context, name, namespace = "/", parameter_overrides = Vec::new(),
+        allow_undeclared_parameters = false,
+        automatically_declare_parameters_from_overrides = false,
+        start_parameter_services = true,
+    ))]
+    fn new(
+        py: Python<'_>,
+        context: &Context,
+        name: &str,
+        namespace: &str,
+        parameter_overrides: Vec<(String, Py<PyAny>)>,
+        allow_undeclared_parameters: bool,
+        automatically_declare_parameters_from_overrides: bool,
+        start_parameter_services: bool,
+    ) -> PyResult<Self> {
+        let mut options = hibari::NodeOptions::new()
+            .namespace(namespace)
+            .allow_undeclared_parameters(allow_undeclared_parameters)
+            .automatically_declare_parameters_from_overrides(
+                automatically_declare_parameters_from_overrides,
+            )
+            .start_parameter_services(start_parameter_services);
+        for (name, value) in parameter_overrides {
+            options = options.parameter_override(&name, crate::parameters::to_value(value.bind(py))?);
+        }
         let inner = context
             .inner
-            .create_node_with_namespace(name, namespace)
+            .create_node_with_options(name, options)
             .map_err(value_error)?;
         Ok(Node {
             inner,
