@@ -39,6 +39,7 @@ from .executors import (
     spin_until_future_complete,
 )
 from .futures import Future
+from .parameter import Parameter
 from .node import CallbackGroup, MutuallyExclusiveCallbackGroup, Node, ReentrantCallbackGroup
 from .qos import (
     DurabilityPolicy,
@@ -52,7 +53,7 @@ from .qos import (
     qos_profile_services_default,
     qos_profile_system_default,
 )
-from . import aio, image, msg  # noqa: F401  (msg installs the hibari.msg.<package> importer)
+from . import aio, exceptions, image, msg, parameter  # noqa: F401  (msg installs the hibari.msg.<package> importer)
 
 from . import _hibari
 

@@ -10,7 +10,7 @@ import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _hibari
-from .parameter import Parameter
+from .parameter import Parameter, _Type
 
 __all__ = ["ParameterMixin"]
 
@@ -97,7 +97,9 @@ class ParameterMixin:
         out = []
         for entry in parameters:
             name = f"{namespace}.{entry[0]}" if namespace else entry[0]
-            out.append(self.declare_parameter(name, *entry[1:3], ignore_override=ignore_override))
+            value = entry[1] if len(entry) > 1 else None
+            descriptor = entry[2] if len(entry) > 2 else None
+            out.append(self.declare_parameter(name, value, descriptor, ignore_override))
         return out
 
     def undeclare_parameter(self, name: str) -> None:
@@ -127,11 +129,11 @@ class ParameterMixin:
         names, _ = self._params.list([])
         return {n[len(full):]: self.get_parameter(n) for n in names if n.startswith(full)}
 
-    def get_parameter_type(self, name: str) -> Parameter.Type:
+    def get_parameter_type(self, name: str) -> _Type:
         t, _ = self._params.get_unchecked(name)
         return Parameter.Type(t)
 
-    def get_parameter_types(self, names: List[str]) -> List[Parameter.Type]:
+    def get_parameter_types(self, names: List[str]) -> List[_Type]:
         return [self.get_parameter_type(n) for n in names]
 
     def describe_parameter(self, name: str) -> Descriptor:

@@ -124,7 +124,10 @@ fn lichtblicks_rosbridge_player_discovers_subscribes_raw_without_types_and_publi
     assert_eq!(d["subscribing"], json!(["/ui/cmd"]));
     let services = d["services"].as_array().unwrap();
     assert!(services.contains(&json!("/robot/reset")), "{services:?}");
-    assert!(services.contains(&json!("/robot/get_parameters")), "{services:?}");
+    assert!(
+        services.contains(&json!("/robot/get_parameters")),
+        "{services:?}"
+    );
     assert_eq!(services.len(), 7, "{services:?}");
     let t = call(
         &mut c,

@@ -83,7 +83,9 @@ pub(crate) fn to_value(v: &Bound<'_, PyAny>) -> PyResult<ParameterValue> {
         let items: Vec<Bound<'_, PyAny>> = v.try_iter()?.collect::<PyResult<_>>()?;
         let all = |f: &dyn Fn(&Bound<'_, PyAny>) -> bool| items.iter().all(f);
         if all(&|i| i.cast::<PyBytes>().is_ok_and(|b| b.as_bytes().len() == 1)) {
-            let bytes = items.iter().map(|i| i.cast::<PyBytes>().map(|b| b.as_bytes()[0]));
+            let bytes = items
+                .iter()
+                .map(|i| i.cast::<PyBytes>().map(|b| b.as_bytes()[0]));
             return Ok(ParameterValue::ByteArray(bytes.collect::<Result<_, _>>()?));
         }
         if all(&|i| i.is_instance_of::<PyBool>()) {
@@ -135,18 +137,20 @@ fn to_descriptor(t: DescriptorTuple) -> ParameterDescriptor {
         additional_constraints,
         read_only,
         dynamic_typing,
-        floating_point_range: fp.first().map(|&(from_value, to_value, step)| {
-            FloatingPointRange {
+        floating_point_range: fp
+            .first()
+            .map(|&(from_value, to_value, step)| FloatingPointRange {
                 from_value,
                 to_value,
                 step,
-            }
-        }),
-        integer_range: int.first().map(|&(from_value, to_value, step)| IntegerRange {
-            from_value,
-            to_value,
-            step: step.unsigned_abs(),
-        }),
+            }),
+        integer_range: int
+            .first()
+            .map(|&(from_value, to_value, step)| IntegerRange {
+                from_value,
+                to_value,
+                step: step.unsigned_abs(),
+            }),
     }
 }
 

@@ -104,6 +104,7 @@ impl Node {
         automatically_declare_parameters_from_overrides = false,
         start_parameter_services = true,
     ))]
+    #[allow(clippy::too_many_arguments)] // rclpy's `Node` keywords, one each
     fn new(
         py: Python<'_>,
         context: &Context,
@@ -122,7 +123,8 @@ impl Node {
             )
             .start_parameter_services(start_parameter_services);
         for (name, value) in parameter_overrides {
-            options = options.parameter_override(&name, crate::parameters::to_value(value.bind(py))?);
+            options =
+                options.parameter_override(&name, crate::parameters::to_value(value.bind(py))?);
         }
         let inner = context
             .inner

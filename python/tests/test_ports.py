@@ -1,0 +1,56 @@
+"""Port checks: a node written for rclpy (tests/ports/) runs under real rclpy
+(the ROS 2 Jazzy wheels) and, with only its imports renamed, under hibari;
+both print the same lines."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from conftest import ROOT
+
+PORTS = Path(__file__).resolve().parent / "ports"
+LIMIT = 120.0
+
+
+def hibari_imports(source: str) -> str:
+    """The renaming a user does: rclpy → hibari, ROS messages → hibari.msg."""
+    out = []
+    for line in source.splitlines():
+        line = line.replace("import rclpy.node", "import hibari.node")
+        if line == "import rclpy":
+            line = "import hibari as rclpy"
+        line = line.replace("from rcl_interfaces.msg", "from hibari.msg.rcl_interfaces.msg")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def run(command: List[str], domain: int) -> List[str]:
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain))
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=LIMIT)
+    assert done.returncode == 0, f"{command} failed:\n{done.stderr}"
+    return done.stdout.splitlines()
+
+
+def test_the_tutorial_parameter_node_runs_the_same_under_rclpy_and_hibari(
+        domain: int, tmp_path: Path) -> None:
+    source = (PORTS / "minimal_param.py").read_text()
+    args = ["--ros-args", "-p", "my_parameter:=earth", "-p", "times:=3"]
+    env_sh = ROOT / ".venv-ros2-jazzy" / "env.sh"
+    if not env_sh.is_file():
+        pytest.fail(f"ROS 2 jazzy is not installed ({env_sh} is missing): run scripts/ros2-peer.sh jazzy",
+                    pytrace=False)
+    under_rclpy = run(["bash", "-c", '. "$1" && shift && exec "$ROS2_PYTHON" "$@"', "port", str(env_sh),
+                       str(PORTS / "minimal_param.py"), *args], domain)
+    ported = tmp_path / "minimal_param.py"
+    ported.write_text(hibari_imports(source))
+    assert "rclpy." in ported.read_text() and "import hibari as rclpy" in ported.read_text()
+    under_hibari = run([sys.executable, str(ported), *args], domain)
+    greeting = ["Hello earth!", "Hello world!", "Hello world!"]
+    assert [x for x in under_rclpy if x.startswith("Hello")] == greeting, under_rclpy
+    assert under_hibari == under_rclpy
