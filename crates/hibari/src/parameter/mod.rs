@@ -26,6 +26,7 @@
 
 use thiserror::Error;
 
+mod callbacks;
 mod client;
 mod descriptor;
 mod node_api;
@@ -33,14 +34,16 @@ pub(crate) mod overrides;
 mod services;
 pub(crate) mod store;
 mod value;
+mod yaml;
 
+pub use callbacks::ParameterCallbackHandle;
 pub use client::{ParameterClient, ParameterClientError};
 pub use descriptor::{FloatingPointRange, IntegerRange, ParameterDescriptor};
 pub use node_api::DEPTH_RECURSIVE;
 pub use overrides::ParameterOverrideError;
 pub use services::ParameterServicesError;
 pub(crate) use services::{start_events, start_services};
-pub use store::{ParameterCallbackHandle, ParameterOverrides};
+pub use store::ParameterOverrides;
 pub use value::{ParameterType, ParameterValue};
 
 #[cfg(test)]

@@ -3,8 +3,10 @@
 //! module docs of [`crate::parameter`]).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
+
+use super::callbacks::{Callback, PostSet, PreSet};
 
 use super::{
     DeclareParameterError, Parameter, ParameterAccessError, ParameterDescriptor, ParameterType,
@@ -15,16 +17,6 @@ use crate::context::lock;
 /// Parameter values given to a node from outside: its options, the command
 /// line and parameter files, by name.
 pub type ParameterOverrides = BTreeMap<String, ParameterValue>;
-
-type OnSet = dyn Fn(&[Parameter]) -> SetParametersResult + Send + Sync;
-type PreSet = dyn Fn(&mut Vec<Parameter>) + Send + Sync;
-type PostSet = dyn Fn(&[Parameter]) + Send + Sync;
-
-enum Callback {
-    Pre(Arc<PreSet>),
-    On(Arc<OnSet>),
-    Post(Arc<PostSet>),
-}
 
 /// What a successful set changed, for the `/parameter_events` message.
 #[derive(Default)]
@@ -39,13 +31,13 @@ pub(crate) type Publish = Box<dyn Fn(&Changes) + Send + Sync>;
 
 pub(crate) struct ParameterStore {
     values: Mutex<BTreeMap<String, (ParameterValue, ParameterDescriptor)>>,
-    callbacks: Mutex<Vec<(u64, Callback)>>,
-    next_callback: Mutex<u64>,
+    pub(super) callbacks: Mutex<Vec<(u64, Callback)>>,
+    pub(super) next_callback: Mutex<u64>,
     /// Serializes sets; names the thread running a set's callbacks, so that
     /// a callback that sets parameters of its own node is refused instead
     /// of deadlocking.
     setting: Mutex<()>,
-    in_callbacks: Mutex<Option<ThreadId>>,
+    pub(super) in_callbacks: Mutex<Option<ThreadId>>,
     overrides: ParameterOverrides,
     allow_undeclared: bool,
     publish: Mutex<Option<Publish>>,
@@ -244,7 +236,12 @@ impl ParameterStore {
             }
             for p in &list {
                 let Some((old, d)) = values.get(&p.name) else {
-                    changes.new.push(p.clone());
+                    // Undeclared, and allowed: setting "not set" deletes nothing.
+                    if p.value == ParameterValue::NotSet {
+                        changes.deleted.push(p.clone());
+                    } else {
+                        changes.new.push(p.clone());
+                    }
                     continue;
                 };
                 if d.read_only {
@@ -301,44 +298,6 @@ impl ParameterStore {
         result
     }
 
-    fn callbacks_of<T>(&self, pick: impl Fn(&Callback) -> Option<T>) -> Vec<T> {
-        lock(&self.callbacks)
-            .iter()
-            .filter_map(|(_, c)| pick(c))
-            .collect()
-    }
-
-    /// Runs `f` marked as this thread's callbacks (cleared even if a
-    /// callback panics).
-    fn with_callbacks<R>(&self, f: impl FnOnce() -> R) -> R {
-        struct Clear<'a>(&'a Mutex<Option<ThreadId>>);
-        impl Drop for Clear<'_> {
-            fn drop(&mut self) {
-                *lock(self.0) = None;
-            }
-        }
-        *lock(&self.in_callbacks) = Some(thread::current().id());
-        let _clear = Clear(&self.in_callbacks);
-        f()
-    }
-
-    /// The on-set callbacks, in the order added; the first refusal stops.
-    fn run_on_set(&self, list: &[Parameter]) -> SetParametersResult {
-        let on: Vec<Arc<OnSet>> = self.callbacks_of(|c| match c {
-            Callback::On(f) => Some(f.clone()),
-            _ => None,
-        });
-        self.with_callbacks(|| {
-            for f in &on {
-                let r = f(list);
-                if !r.successful {
-                    return r;
-                }
-            }
-            SetParametersResult::ok()
-        })
-    }
-
     /// Publishes the event and runs the post-set callbacks.
     fn finish(&self, changes: Changes) {
         if let Some(publish) = &*lock(&self.publish) {
@@ -352,50 +311,5 @@ impl ParameterStore {
         all.extend(changes.changed);
         all.extend(changes.deleted);
         self.with_callbacks(|| post.iter().for_each(|f| f(&all)));
-    }
-
-    fn add(self: &Arc<Self>, callback: Callback) -> ParameterCallbackHandle {
-        let mut next = lock(&self.next_callback);
-        *next += 1;
-        let id = *next;
-        lock(&self.callbacks).push((id, callback));
-        ParameterCallbackHandle {
-            store: Arc::downgrade(self),
-            id,
-        }
-    }
-
-    pub fn add_on_set(self: &Arc<Self>, f: Arc<OnSet>) -> ParameterCallbackHandle {
-        self.add(Callback::On(f))
-    }
-
-    pub fn add_pre_set(self: &Arc<Self>, f: Arc<PreSet>) -> ParameterCallbackHandle {
-        self.add(Callback::Pre(f))
-    }
-
-    pub fn add_post_set(self: &Arc<Self>, f: Arc<PostSet>) -> ParameterCallbackHandle {
-        self.add(Callback::Post(f))
-    }
-}
-
-/// Keeps a parameter callback registered: dropping it removes the callback
-/// (rclcpp's callback handles).
-#[must_use = "the callback is removed when its handle is dropped"]
-pub struct ParameterCallbackHandle {
-    store: Weak<ParameterStore>,
-    id: u64,
-}
-
-impl Drop for ParameterCallbackHandle {
-    fn drop(&mut self) {
-        if let Some(store) = self.store.upgrade() {
-            lock(&store.callbacks).retain(|(id, _)| *id != self.id);
-        }
-    }
-}
-
-impl std::fmt::Debug for ParameterCallbackHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ParameterCallbackHandle({})", self.id)
     }
 }

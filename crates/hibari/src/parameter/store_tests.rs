@@ -249,3 +249,69 @@ fn the_command_line_reaches_the_nodes_it_names() {
         .unwrap_err();
     assert!(e.to_string().contains("/nonexistent/p.yaml"), "{e}");
 }
+
+#[test]
+fn every_change_is_published_on_parameter_events() {
+    use crate::msg::rcl_interfaces::msg::ParameterEvent;
+    use crate::{QosProfile, SingleThreadedExecutor};
+    use std::time::Duration;
+
+    let c = Context::builder().isolated().create().unwrap();
+    let n = c
+        .create_node_with_options(
+            "cam",
+            NodeOptions::new()
+                .namespace("/r1")
+                .allow_undeclared_parameters(true),
+        )
+        .unwrap();
+    let watcher = c.create_node("watcher").unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let e = events.clone();
+    let _sub = watcher
+        .create_subscription(
+            "/parameter_events",
+            QosProfile::parameter_events(),
+            move |m: ParameterEvent| e.lock().unwrap().push(m),
+        )
+        .unwrap();
+    n.declare_parameter("gain", 1.0).unwrap();
+    assert!(n.set_parameter(Parameter::new("gain", 2.0)).successful);
+    assert!(n.set_parameter(Parameter::new("extra", true)).successful);
+    let gone = Parameter::new("extra", ParameterValue::NotSet);
+    assert!(n.set_parameter(gone).successful);
+    let refused = n.set_parameter(Parameter::new("gain", "x"));
+    assert!(
+        !refused.successful,
+        "gain is a double: a refused set publishes nothing"
+    );
+    let executor = SingleThreadedExecutor::new();
+    executor.add_node(&watcher).unwrap();
+    while executor.spin_once(Duration::from_millis(100)) {}
+    let events = events.lock().unwrap();
+    let names = |ps: &[crate::msg::rcl_interfaces::msg::Parameter]| -> Vec<String> {
+        ps.iter().map(|p| p.name.clone()).collect()
+    };
+    let shape: Vec<_> = events
+        .iter()
+        .map(|e| {
+            assert_eq!(e.node, "/r1/cam");
+            (
+                names(&e.new_parameters),
+                names(&e.changed_parameters),
+                names(&e.deleted_parameters),
+            )
+        })
+        .collect();
+    let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        shape,
+        [
+            (v(&["gain"]), v(&[]), v(&[])),
+            (v(&[]), v(&["gain"]), v(&[])),
+            (v(&["extra"]), v(&[]), v(&[])),
+            (v(&[]), v(&[]), v(&["extra"])),
+        ]
+    );
+    assert_eq!(events[1].changed_parameters[0].value.double_value, 2.0);
+}
