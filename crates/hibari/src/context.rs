@@ -9,6 +9,7 @@ use hibari_inproc::InprocTransport;
 use hibari_transport::{DomainId, Transport};
 use thiserror::Error;
 
+use crate::logging::LogConfig;
 use crate::node::names::{normalize_namespace, validate_node_name, NameError};
 use crate::node::options::NodeOptions;
 use crate::node::remap::{self, RemapRule, RosArgs};
@@ -43,6 +44,9 @@ pub enum ContextCreateError {
     /// A `-p` value or a `--params-file` that cannot be read.
     #[error("bad parameter override: {0}")]
     InvalidParameterOverride(#[from] crate::parameter::ParameterOverrideError),
+    /// A `--log-level` that cannot be read.
+    #[error("bad logging argument: {0}")]
+    InvalidLogOption(#[from] crate::logging::LogOptionsError),
     /// A remapping rule that cannot be parsed.
     #[error("the remapping rule `{rule}` is not valid: {reason}")]
     InvalidRemapRule {
@@ -63,6 +67,9 @@ pub enum NodeCreateError {
     /// The namespace (after remapping) is not valid.
     #[error("cannot create the node: {0}")]
     InvalidNamespace(NameError),
+    /// Its `/rosout` publisher could not be created.
+    #[error("cannot create the node's /rosout publisher: {0}")]
+    Rosout(crate::PublisherCreateError),
     /// Its parameter services or event publisher could not be created.
     #[error("cannot create the node: {0}")]
     Parameters(crate::parameter::ParameterServicesError),
@@ -80,6 +87,8 @@ pub(crate) struct ContextInner {
     pub(crate) rules: Vec<RemapRule>,
     /// Parameter overrides from the command line, in order.
     pub(crate) params: Vec<OverrideRule>,
+    /// Log levels and outputs.
+    pub(crate) logging: Arc<LogConfig>,
     shutdown: AtomicBool,
     /// Executors to wake on shutdown.
     signals: Mutex<Vec<Weak<Signal>>>,
@@ -165,6 +174,7 @@ impl Context {
                 transport,
                 rules: args.rules,
                 params: args.params,
+                logging: Arc::new(args.logging),
                 shutdown: AtomicBool::new(false),
                 signals: Mutex::new(Vec::new()),
             }),
@@ -248,6 +258,10 @@ impl Context {
 
     pub(crate) fn rules(&self) -> &[RemapRule] {
         &self.inner.rules
+    }
+
+    pub(crate) fn log_config(&self) -> &Arc<LogConfig> {
+        &self.inner.logging
     }
 
     pub(crate) fn parameter_rules(&self) -> &[OverrideRule] {

@@ -86,7 +86,7 @@
 #![forbid(unsafe_code)]
 // The public surface is the `pub use` list below (and the public modules:
 // `callback`, `loan`, `view`, `names`, `events`, `transports`, `action`,
-// `parameter` and
+// `parameter`, `logging` and
 // the message layer's `msg`, `interfaces`, `dynamic`, `cdr`): every type a
 // public signature names is re-exported by name, never by glob. The code
 // sits in folders by concept.
@@ -105,6 +105,8 @@ pub mod events;
 pub mod action;
 // Parameters: declare/get/set on a node, its services, overrides, a client.
 pub mod parameter;
+// Loggers: console in ROS 2's format and /rosout; the `info!` macros.
+pub mod logging;
 // The executors and what they run: callback groups, timers and guard
 // conditions, watched descriptors, and the signal they all sleep on.
 mod executor;

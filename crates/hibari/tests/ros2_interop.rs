@@ -18,6 +18,8 @@
 mod actions;
 #[path = "ros2/graph.rs"]
 mod graph;
+#[path = "ros2/logging.rs"]
+mod logging;
 #[path = "ros2/parameters.rs"]
 mod parameters;
 #[path = "ros2/peer.rs"]
@@ -123,6 +125,10 @@ macro_rules! distro {
             #[test]
             fn fibonacci_action_hibari_client_rclpy_server() {
                 super::actions::a_hibari_client_drives_an_rclpy_server(D)
+            }
+            #[test]
+            fn rosout_of_a_hibari_node_read_by_rclpy() {
+                super::logging::an_rclpy_subscriber_reads_a_hibari_nodes_rosout(D)
             }
             #[test]
             fn parameters_rclpy_client_hibari_node() {

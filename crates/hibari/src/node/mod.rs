@@ -193,6 +193,8 @@ pub(crate) struct NodeInner {
     pub(crate) default_group: CallbackGroup,
     /// The node's parameters.
     pub(crate) parameters: Arc<ParameterStore>,
+    /// The node's logger (publishing on `/rosout` unless disabled).
+    logger: OnceLock<crate::logging::Logger>,
     /// Keeps the parameter services served.
     parameter_services: OnceLock<Vec<Box<dyn Any + Send + Sync>>>,
     /// Keeps the node in the graph; dropped with the last handle.
@@ -245,6 +247,7 @@ impl Node {
         let node = Node {
             inner: Arc::new(NodeInner {
                 parameters,
+                logger: OnceLock::new(),
                 parameter_services: OnceLock::new(),
                 _announcement: announcement,
                 name,
@@ -256,6 +259,23 @@ impl Node {
                 default_group: CallbackGroup::new(CallbackGroupType::MutuallyExclusive),
             }),
         };
+        let rosout = match options.enable_rosout && node.context().log_config().rosout {
+            true => Some(Arc::new(
+                node.create_publisher("/rosout", crate::QosProfile::rosout())
+                    .map_err(NodeCreateError::Rosout)?,
+            )),
+            false => None,
+        };
+        let logger_name = match node.namespace() {
+            "/" => node.name().to_string(),
+            ns => format!(
+                "{}.{}",
+                ns.trim_start_matches('/').replace('/', "."),
+                node.name()
+            ),
+        };
+        let config = node.context().log_config().clone();
+        let _ = (node.inner.logger).set(crate::logging::Logger::new(logger_name, config, rosout));
         let store = &node.inner.parameters;
         if options.start_parameter_event_publisher {
             crate::parameter::start_events(&node, store).map_err(NodeCreateError::Parameters)?;
@@ -289,6 +309,15 @@ impl Node {
     /// The node as the graph shows it (and as its endpoints name it).
     pub fn info(&self) -> NodeInfo {
         NodeInfo::new(self.namespace(), self.name())
+    }
+
+    /// The node's logger, named `namespace.name` with dots (`r1.cam` for
+    /// `/r1/cam`): to the console and `/rosout` (see [`crate::logging`]).
+    pub fn get_logger(&self) -> &crate::logging::Logger {
+        self.inner
+            .logger
+            .get()
+            .expect("a node's logger is set when it is created")
     }
 
     /// The context the node belongs to.

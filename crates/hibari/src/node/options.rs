@@ -6,7 +6,7 @@ use crate::parameter::{ParameterOverrides, ParameterValue};
 /// Options of [`Context::create_node_with_options`](crate::Context::create_node_with_options).
 ///
 /// By default a node is in `/`, serves the parameter services, publishes
-/// `/parameter_events`, takes the command line's parameter overrides and
+/// `/parameter_events` and its log on `/rosout`, takes the command line's parameter overrides and
 /// allows only declared parameters, as in rclcpp and rclpy.
 #[derive(Clone, Debug)]
 #[must_use]
@@ -18,6 +18,7 @@ pub struct NodeOptions {
     pub(crate) use_global_arguments: bool,
     pub(crate) allow_undeclared_parameters: bool,
     pub(crate) automatically_declare_parameters_from_overrides: bool,
+    pub(crate) enable_rosout: bool,
 }
 
 impl Default for NodeOptions {
@@ -30,6 +31,7 @@ impl Default for NodeOptions {
             use_global_arguments: true,
             allow_undeclared_parameters: false,
             automatically_declare_parameters_from_overrides: false,
+            enable_rosout: true,
         }
     }
 }
@@ -76,6 +78,12 @@ impl NodeOptions {
     /// declared (default false).
     pub fn allow_undeclared_parameters(mut self, allow: bool) -> Self {
         self.allow_undeclared_parameters = allow;
+        self
+    }
+
+    /// Whether the node's logger publishes on `/rosout` (default true).
+    pub fn enable_rosout(mut self, enable: bool) -> Self {
+        self.enable_rosout = enable;
         self
     }
 

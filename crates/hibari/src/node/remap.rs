@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use crate::context::ContextCreateError;
+use crate::logging::LogConfig;
 use crate::node::names::{
     expand_topic_name, validate_namespace, validate_node_name, validate_topic_name, NameError,
 };
@@ -80,11 +81,13 @@ pub(crate) fn parse_rule(rule: &str) -> Result<RemapRule, ContextCreateError> {
 }
 
 /// What the ROS arguments of a program say.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub(crate) struct RosArgs {
     pub rules: Vec<RemapRule>,
     /// Parameter overrides, in the order given.
     pub params: Vec<OverrideRule>,
+    /// `--log-level`, `--disable-stdout-logs`, `--disable-rosout-logs`.
+    pub logging: LogConfig,
 }
 
 /// Reads the ROS arguments out of a program's arguments: those after
@@ -99,6 +102,7 @@ where
 {
     let mut rules = Vec::new();
     let mut params = Vec::new();
+    let mut logging = LogConfig::default();
     let mut in_ros_args = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -137,18 +141,38 @@ where
                     })?;
                 params.extend(overrides::parse_params_file(Path::new(file.as_ref()))?);
             }
+            "--log-level" => {
+                let level = args
+                    .next()
+                    .ok_or_else(|| ContextCreateError::InvalidArgument {
+                        argument: arg.into(),
+                        reason: "it needs a level after it, such as `--log-level debug` or \
+                                 `--log-level my_node:=debug`"
+                            .into(),
+                    })?;
+                logging.log_level(level.as_ref())?;
+            }
+            "--enable-stdout-logs" => logging.console = true,
+            "--disable-stdout-logs" => logging.console = false,
+            "--enable-rosout-logs" => logging.rosout = true,
+            "--disable-rosout-logs" => logging.rosout = false,
             other => {
                 return Err(ContextCreateError::InvalidArgument {
                     argument: other.into(),
                     reason: "hibari understands `-r`/`--remap from:=to`, `-p`/`--param \
-                             name:=value` and `--params-file file.yaml` after `--ros-args`; \
-                             end the ROS arguments with `--`"
+                             name:=value`, `--params-file file.yaml`, `--log-level [name:=]level` \
+                             and `--enable-`/`--disable-stdout-logs`/`rosout-logs` after \
+                             `--ros-args`; end the ROS arguments with `--`"
                         .into(),
                 })
             }
         }
     }
-    Ok(RosArgs { rules, params })
+    Ok(RosArgs {
+        rules,
+        params,
+        logging,
+    })
 }
 
 /// The remapping rules of [`parse_ros_args`].

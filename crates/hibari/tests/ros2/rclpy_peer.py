@@ -434,6 +434,23 @@ def param_server(node, _args):
         rclpy.spin_once(node, timeout_sec=0.05)
 
 
+def rosout(node, watched, count):
+    """Prints the /rosout records of the logger `watched` and its children, as rqt_console
+    reads them."""
+    from rcl_interfaces.msg import Log
+
+    got = []
+    # rcl's rosout QoS (Jazzy's rclpy does not name it): reliable, transient local, 1000.
+    node.create_subscription(Log, "/rosout",
+                             lambda m: got.append(m) if m.name.startswith(watched) else None,
+                             qos(durability="transient_local", depth=1000))
+    say("ready")
+    spin_until(node, lambda: len(got) >= count,
+               f"{count} /rosout records of {watched} (got {[m.msg for m in got]})", limit=LIMIT / 2)
+    for m in got:
+        say("log", m.level, m.name, json.dumps(m.msg), m.file, m.line > 0)
+
+
 ROLES = {
     "talk": lambda n, a: talk(n, a[0], int(a[1]), a[2]),
     "listen": lambda n, a: listen(n, a[0], int(a[1]), a[2], *(a[3:4])),
@@ -449,6 +466,7 @@ ROLES = {
     "fib_client": lambda n, a: fib_client(n, a[0]),
     "param_client": lambda n, a: param_client(n, a[0]),
     "param_server": lambda n, a: param_server(n, a),
+    "rosout": lambda n, a: rosout(n, a[0], int(a[1])),
 }
 
 
