@@ -53,7 +53,7 @@ from .qos import (
     qos_profile_services_default,
     qos_profile_system_default,
 )
-from . import aio, exceptions, image, msg, parameter  # noqa: F401  (msg installs the hibari.msg.<package> importer)
+from . import aio, exceptions, image, logging, msg, parameter  # noqa: F401  (msg installs the hibari.msg.<package> importer)
 
 from . import _hibari
 

@@ -12,13 +12,13 @@ messages are read-only numpy views of the received bytes.
 from __future__ import annotations
 
 import inspect
-import logging
 import threading
 from typing import Any, Callable, List, Optional, Tuple
 
 from . import _hibari
 from ._node_parameters import ParameterMixin
 from .context import Context, get_default_context
+from .logging import RcutilsLogger
 from .entities import Client, Publisher, Service, Subscription
 from .qos import QoSLike, as_tuple, qos_profile_services_default
 
@@ -126,7 +126,7 @@ class Node(ParameterMixin):
                                    start_parameter_services)
         self._init_parameters()
         self._entities: List[Any] = []
-        self._logger = logging.getLogger(self._inner.fully_qualified_name.lstrip("/").replace("/", "."))
+        self._logger = RcutilsLogger(_hibari.Logger(self._inner))
         self._default_group = MutuallyExclusiveCallbackGroup()
         # The node's own default group, so passing it to another node's
         # entity puts that entity in this very group.
@@ -156,8 +156,8 @@ class Node(ParameterMixin):
     def get_fully_qualified_name(self) -> str:
         return str(self._inner.fully_qualified_name)
 
-    def get_logger(self) -> logging.Logger:
-        """A standard ``logging`` logger named after the node."""
+    def get_logger(self) -> RcutilsLogger:
+        """The node's logger (rclpy's): ROS 2's console format and ``/rosout``."""
         return self._logger
 
     def resolve_topic_name(self, topic: str) -> str:

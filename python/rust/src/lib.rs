@@ -27,6 +27,7 @@ mod executor;
 mod fields;
 mod loans;
 mod local;
+mod logging;
 mod parameters;
 mod pieces;
 mod qos;
@@ -101,6 +102,7 @@ fn _hibari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<aio::AsyncSubscription>()?;
     m.add_class::<qos::PySampleInfo>()?;
     m.add_class::<view::SampleBuffer>()?;
+    m.add_class::<logging::Logger>()?;
     m.add_class::<parameters::NodeParameters>()?;
     m.add_class::<parameters::ParameterCallback>()?;
     m.add_class::<loans::Loan>()?;

@@ -5,8 +5,9 @@ unchanged under rclpy, and under hibari with only its imports renamed.
 It declares a described string parameter and an integer, checks sets in an
 on-set callback, and on each timer tick greets with the parameter, resets it
 to "world" (the tutorial's move) and tries an empty value, which the callback
-refuses. `--ros-args -p my_parameter:=... -p times:=N` override both. It
-prints instead of logging: the logging format is not part of this check.
+refuses. `--ros-args -p my_parameter:=... -p times:=N` override both. The
+greeting is logged (ROS 2's console line on stderr, and /rosout); the rest is
+printed.
 """
 
 import sys
@@ -34,7 +35,7 @@ class MinimalParam(rclpy.node.Node):
 
     def timer_callback(self):
         my_param = self.get_parameter('my_parameter').get_parameter_value().string_value
-        print('Hello %s!' % my_param, flush=True)
+        self.get_logger().info('Hello %s!' % my_param)
         results = self.set_parameters([
             rclpy.parameter.Parameter('my_parameter', rclpy.Parameter.Type.STRING, 'world'),
             rclpy.parameter.Parameter('my_parameter', rclpy.Parameter.Type.STRING, ''),

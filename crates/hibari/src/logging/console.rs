@@ -36,7 +36,7 @@ impl Format {
         severity: Severity,
         name: &str,
         message: &str,
-        at: &Location,
+        at: &Location<'_>,
         time: SystemTime,
     ) -> String {
         let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();

@@ -13,11 +13,11 @@ use crate::Publisher;
 
 /// Where a record was written in the source.
 #[derive(Clone, Copy, Debug)]
-pub struct Location {
+pub struct Location<'a> {
     /// `file!()`.
-    pub file: &'static str,
+    pub file: &'a str,
     /// `module_path!()` (Rust has no function name macro).
-    pub function: &'static str,
+    pub function: &'a str,
     /// `line!()`.
     pub line: u32,
 }
@@ -90,7 +90,7 @@ impl Logger {
     }
 
     /// Writes a record (the macros call this after `is_enabled_for`).
-    pub fn log_at(&self, severity: Severity, at: Location, message: fmt::Arguments<'_>) {
+    pub fn log_at(&self, severity: Severity, at: Location<'_>, message: fmt::Arguments<'_>) {
         let message = message.to_string();
         let now = SystemTime::now();
         if self.config.console {

@@ -8,7 +8,7 @@ use super::*;
 use crate::msg::rcl_interfaces::msg::Log;
 use crate::{Context, QosProfile, SingleThreadedExecutor};
 
-const AT: Location = Location {
+const AT: Location<'static> = Location {
     file: "src/cam.rs",
     function: "cam::run",
     line: 7,
