@@ -118,9 +118,12 @@ fn lichtblicks_rosbridge_player_discovers_subscribes_raw_without_types_and_publi
         .collect();
     assert!(nodes.contains(&"/robot"), "{nodes:?}");
     let d = call(&mut c, "/rosapi/node_details", json!({"node": "/robot"}));
-    // Every node publishes /parameter_events and serves its six parameter
-    // services, as ROS 2 nodes do.
-    assert_eq!(d["publishing"], json!(["/parameter_events", "/robot/pose"]));
+    // Every node publishes /parameter_events and /rosout and serves its six
+    // parameter services, as ROS 2 nodes do.
+    assert_eq!(
+        d["publishing"],
+        json!(["/parameter_events", "/robot/pose", "/rosout"])
+    );
     assert_eq!(d["subscribing"], json!(["/ui/cmd"]));
     let services = d["services"].as_array().unwrap();
     assert!(services.contains(&json!("/robot/reset")), "{services:?}");

@@ -248,10 +248,10 @@ fn rosapi_answers_from_the_graph_and_the_registry() {
         .unwrap()
         .contains(&json!("/hibari_bridge")));
     let details = call("rosapi/node_details", json!({"node": "/native"}));
-    // With the parameter events and services every node has.
+    // With the parameter events, /rosout and services every node has.
     assert_eq!(
         details["publishing"],
-        json!(["/chatter", "/parameter_events"])
+        json!(["/chatter", "/parameter_events", "/rosout"])
     );
     let services = details["services"].as_array().unwrap();
     assert!(services.contains(&json!("/set")), "{services:?}");

@@ -78,11 +78,13 @@ fn waiting_for_a_node_wakes_when_it_appears_and_times_out_otherwise() {
 fn services_are_listed_by_name_and_type_not_as_topics() {
     use hibari::msg::std_srvs::srv::{SetBool, SetBool_Request, SetBool_Response};
     let ctx = Context::builder().isolated().create().unwrap();
-    // Without the parameter services and events every node has by default.
+    // Without the parameter services, events and /rosout every node has by
+    // default.
     let bare = || {
         NodeOptions::new()
             .start_parameter_services(false)
             .start_parameter_event_publisher(false)
+            .enable_rosout(false)
     };
     let node = ctx
         .create_node_with_options("light", bare().namespace("/house"))
@@ -108,7 +110,7 @@ fn services_are_listed_by_name_and_type_not_as_topics() {
 }
 
 #[test]
-fn a_node_serves_its_parameter_services_and_events_by_default() {
+fn a_node_serves_its_parameter_services_and_publishes_events_and_rosout_by_default() {
     let ctx = Context::builder().isolated().create().unwrap();
     let node = ctx.create_node_with_namespace("cam", "/r1").unwrap();
     let services = node.get_service_names_and_types();
@@ -132,4 +134,5 @@ fn a_node_serves_its_parameter_services_and_events_by_default() {
         topics["/parameter_events"],
         vec!["rcl_interfaces/msg/ParameterEvent"]
     );
+    assert_eq!(topics["/rosout"], vec!["rcl_interfaces/msg/Log"]);
 }
