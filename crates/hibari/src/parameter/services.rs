@@ -16,7 +16,7 @@ use crate::msg::rcl_interfaces::msg::{
 };
 use crate::msg::rcl_interfaces::srv::*;
 use crate::node::Node;
-use crate::{PublisherCreateError, QosProfile, ServiceCreateError};
+use crate::{PublisherCreateError, QosProfile, Service, ServiceCreateError};
 
 /// Why a node could not start its parameter services or event publisher.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -76,9 +76,38 @@ pub(crate) fn start_events(
     Ok(())
 }
 
-/// Answers with `f` while the store lives (an empty answer after).
-fn with<R: Default>(store: &Weak<ParameterStore>, f: impl FnOnce(&ParameterStore) -> R) -> R {
-    store.upgrade().map(|s| f(&s)).unwrap_or_default()
+/// Serves `~/<suffix>` with `answer` while the store lives (an empty
+/// answer after); the handle goes into `keep`.
+fn serve<S: Service>(
+    node: &Node,
+    store: &Arc<ParameterStore>,
+    keep: &mut Vec<Box<dyn Any + Send + Sync>>,
+    suffix: &str,
+    answer: impl Fn(&ParameterStore, S::Request) -> S::Response + Send + 'static,
+) -> Result<(), ParameterServicesError> {
+    let store: Weak<ParameterStore> = Arc::downgrade(store);
+    let callback = move |request: S::Request| match store.upgrade() {
+        Some(s) => answer(&s, request),
+        None => S::Response::default(),
+    };
+    let name = format!("~/{suffix}");
+    let server = node
+        .create_service::<S, _>(&name, QosProfile::parameters(), callback)
+        .map_err(|source| ParameterServicesError::Service { name, source })?;
+    keep.push(Box::new(server));
+    Ok(())
+}
+
+/// All the values of `names`, or none when one is missing (rclpy's answer).
+fn all_or_none<T>(
+    names: &[String],
+    each: impl Fn(&str) -> Result<T, ParameterAccessError>,
+) -> Vec<T> {
+    names
+        .iter()
+        .map(|n| each(n))
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_or_default()
 }
 
 /// Creates the six services; the returned handles keep them served.
@@ -86,121 +115,60 @@ pub(crate) fn start_services(
     node: &Node,
     store: &Arc<ParameterStore>,
 ) -> Result<Vec<Box<dyn Any + Send + Sync>>, ParameterServicesError> {
-    let qos = QosProfile::parameters;
-    let name = |s: &str| format!("~/{s}");
-    let failed = |s: &str| {
-        let n = name(s);
-        move |source| ParameterServicesError::Service { name: n, source }
-    };
     let mut keep: Vec<Box<dyn Any + Send + Sync>> = Vec::new();
-
-    let s = Arc::downgrade(store);
-    keep.push(Box::new(
-        node.create_service::<GetParameters, _>(
-            &name("get_parameters"),
-            qos(),
-            move |req: GetParameters_Request| GetParameters_Response {
-                values: with(&s, |s| {
-                    req.names
-                        .iter()
-                        .map(|n| s.get(n).map(|v| v.to_msg()))
-                        .collect::<Result<Vec<_>, _>>()
-                        .unwrap_or_default()
-                }),
+    serve::<GetParameters>(node, store, &mut keep, "get_parameters", |s, req| {
+        GetParameters_Response {
+            values: all_or_none(&req.names, |n| s.get(n).map(|v| v.to_msg())),
+        }
+    })?;
+    serve::<GetParameterTypes>(node, store, &mut keep, "get_parameter_types", |s, req| {
+        GetParameterTypes_Response {
+            types: all_or_none(&req.names, |n| match s.get(n) {
+                Ok(v) => Ok(v.parameter_type() as u8),
+                Err(ParameterAccessError::Uninitialized { .. }) => Ok(0),
+                Err(e) => Err(e),
+            }),
+        }
+    })?;
+    serve::<DescribeParameters>(node, store, &mut keep, "describe_parameters", |s, req| {
+        DescribeParameters_Response {
+            descriptors: all_or_none(&req.names, |n| s.describe(n).map(|d| d.to_msg())),
+        }
+    })?;
+    serve::<ListParameters>(node, store, &mut keep, "list_parameters", |s, req| {
+        let names = s.snapshot().into_iter().map(|(n, _)| n);
+        let r = list(names, &req.prefixes, req.depth);
+        ListParameters_Response {
+            result: ListMsg {
+                names: r.names,
+                prefixes: r.prefixes,
             },
-        )
-        .map_err(failed("get_parameters"))?,
-    ));
-
-    let s = Arc::downgrade(store);
-    keep.push(Box::new(
-        node.create_service::<GetParameterTypes, _>(
-            &name("get_parameter_types"),
-            qos(),
-            move |req: GetParameterTypes_Request| GetParameterTypes_Response {
-                types: with(&s, |s| {
-                    req.names
-                        .iter()
-                        .map(|n| match s.get(n) {
-                            Ok(v) => Ok(v.parameter_type() as u8),
-                            Err(ParameterAccessError::Uninitialized { .. }) => Ok(0),
-                            Err(e) => Err(e),
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                        .unwrap_or_default()
-                }),
-            },
-        )
-        .map_err(failed("get_parameter_types"))?,
-    ));
-
-    let s = Arc::downgrade(store);
-    keep.push(Box::new(
-        node.create_service::<DescribeParameters, _>(
-            &name("describe_parameters"),
-            qos(),
-            move |req: DescribeParameters_Request| DescribeParameters_Response {
-                descriptors: with(&s, |s| {
-                    req.names
-                        .iter()
-                        .map(|n| s.describe(n).map(|d| d.to_msg()))
-                        .collect::<Result<Vec<_>, _>>()
-                        .unwrap_or_default()
-                }),
-            },
-        )
-        .map_err(failed("describe_parameters"))?,
-    ));
-
-    let s = Arc::downgrade(store);
-    keep.push(Box::new(
-        node.create_service::<ListParameters, _>(
-            &name("list_parameters"),
-            qos(),
-            move |req: ListParameters_Request| ListParameters_Response {
-                result: with(&s, |s| {
-                    let names = s.snapshot().into_iter().map(|(n, _)| n);
-                    let r = list(names, &req.prefixes, req.depth);
-                    ListMsg {
-                        names: r.names,
-                        prefixes: r.prefixes,
-                    }
-                }),
-            },
-        )
-        .map_err(failed("list_parameters"))?,
-    ));
-
-    let s = Arc::downgrade(store);
-    keep.push(Box::new(
-        node.create_service::<SetParameters, _>(
-            &name("set_parameters"),
-            qos(),
-            move |req: SetParameters_Request| SetParameters_Response {
-                results: with(&s, |s| {
-                    req.parameters
-                        .into_iter()
-                        .map(|p| result_msg(s.set_atomically(vec![Parameter::from_msg(p)])))
-                        .collect()
-                }),
-            },
-        )
-        .map_err(failed("set_parameters"))?,
-    ));
-
-    let s = Arc::downgrade(store);
-    keep.push(Box::new(
-        node.create_service::<SetParametersAtomically, _>(
-            &name("set_parameters_atomically"),
-            qos(),
-            move |req: SetParametersAtomically_Request| SetParametersAtomically_Response {
-                result: with(&s, |s| {
-                    let list = req.parameters.into_iter().map(Parameter::from_msg);
-                    result_msg(s.set_atomically(list.collect()))
-                }),
-            },
-        )
-        .map_err(failed("set_parameters_atomically"))?,
-    ));
+        }
+    })?;
+    serve::<SetParameters>(node, store, &mut keep, "set_parameters", |s, req| {
+        SetParameters_Response {
+            results: req
+                .parameters
+                .into_iter()
+                .map(|p| result_msg(s.set_atomically(vec![Parameter::from_msg(p)])))
+                .collect(),
+        }
+    })?;
+    serve::<SetParametersAtomically>(
+        node,
+        store,
+        &mut keep,
+        "set_parameters_atomically",
+        |s, req| {
+            let list = req
+                .parameters
+                .into_iter()
+                .map(Parameter::from_msg)
+                .collect();
+            SetParametersAtomically_Response {
+                result: result_msg(s.set_atomically(list)),
+            }
+        },
+    )?;
     Ok(keep)
 }
