@@ -10,6 +10,7 @@ import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _hibari
+from .exceptions import ParameterNotDeclaredException
 from .parameter import Parameter, _Type
 
 __all__ = ["ParameterMixin"]
@@ -60,9 +61,11 @@ class ParameterMixin:
     _inner: Any
     _params: Any
     _param_callbacks: Dict[int, Any]
+    _allow_undeclared: bool
 
-    def _init_parameters(self) -> None:
+    def _init_parameters(self, allow_undeclared: bool) -> None:
         self._params = _hibari.NodeParameters(self._inner)
+        self._allow_undeclared = allow_undeclared
         self._param_callbacks = {}
 
     # --- declare -----------------------------------------------------------
@@ -156,8 +159,16 @@ class ParameterMixin:
         return [self.set_parameters_atomically([p]) for p in parameter_list]
 
     def set_parameters_atomically(self, parameter_list: List[Parameter]) -> Any:
-        """Sets all or none."""
-        return _result(*self._params.set_atomically(_pairs(parameter_list)))
+        """Sets all or none; raises ``ParameterNotDeclaredException`` for an
+        undeclared name unless the node allows those (as rclpy does; the
+        services answer with a refusal instead)."""
+        pairs = _pairs(parameter_list)
+        if not self._allow_undeclared:
+            missing = [name for name, _ in pairs if not self._params.has(name)]
+            if missing:
+                raise ParameterNotDeclaredException("Invalid access to undeclared parameter(s)",
+                                                    missing)
+        return _result(*self._params.set_atomically(pairs))
 
     # --- callbacks ---------------------------------------------------------
     def add_on_set_parameters_callback(self, callback: Callable[[List[Parameter]], Any]) -> None:

@@ -124,7 +124,7 @@ class Node(ParameterMixin):
                                    allow_undeclared_parameters,
                                    automatically_declare_parameters_from_overrides,
                                    start_parameter_services)
-        self._init_parameters()
+        self._init_parameters(allow_undeclared_parameters)
         self._entities: List[Any] = []
         self._logger = RcutilsLogger(_hibari.Logger(self._inner))
         self._default_group = MutuallyExclusiveCallbackGroup()

@@ -41,6 +41,8 @@ def test_a_declared_parameter_keeps_its_type(node: hibari.Node) -> None:
     assert node.get_parameter("rate").value == 60
     with pytest.raises(ParameterNotDeclaredException):
         node.get_parameter("nope")
+    with pytest.raises(ParameterNotDeclaredException, match="nope"):
+        node.set_parameters([Parameter("nope", value=1)])
     assert node.get_parameter_or("nope", Parameter("nope", value=5)).value == 5
 
 
