@@ -152,3 +152,31 @@ def test_another_nodes_client_reads_and_sets_through_the_services(context: hibar
     assert spin_until(executor, future.done, LONG)
     assert future.result().results[0].successful
     assert server.get_parameter("rate").value == 5
+
+
+def test_the_async_parameter_client_drives_another_node(context: hibari.Context) -> None:
+    from hibari.parameter_client import AsyncParameterClient
+
+    server = hibari.Node("remote", context=context)
+    server.declare_parameter("rate", 30)
+    server.declare_parameter("extra", 1, ParameterDescriptor(dynamic_typing=True))
+    caller = hibari.Node("driver", context=context)
+    executor = hibari.SingleThreadedExecutor(context=context)
+    executor.add_node(server)
+    client = AsyncParameterClient(caller, "/remote")
+    assert client.wait_for_services(LONG)
+
+    def done(future: Any) -> Any:
+        assert spin_until(executor, future.done, LONG)
+        return future.result()
+
+    assert sorted(done(client.list_parameters()).result.names) == ["extra", "rate"]
+    assert done(client.get_parameters(["rate"])).values[0].integer_value == 30
+    assert done(client.get_parameter_types(["rate"])).types == [2]
+    assert done(client.describe_parameters(["extra"])).descriptors[0].dynamic_typing
+    r = done(client.set_parameters([Parameter("rate", value=60), Parameter("rate", value="x")]))
+    assert [x.successful for x in r.results] == [True, False]
+    assert done(client.set_parameters_atomically([Parameter("rate", value=61)])).result.successful
+    assert server.get_parameter("rate").value == 61
+    assert done(client.delete_parameters(["extra"])).results[0].successful
+    assert not server.has_parameter("extra")

@@ -141,3 +141,33 @@ def test_rclpys_parameter_client_reads_and_sets_a_hibari_python_nodes_parameters
     assert seen["set"][3][1] == "Trying to set a read-only parameter: port."
     assert seen["event"] == [2, 60]
     assert node.get_parameter("rate").value == 60
+
+
+def test_a_hibari_python_parameter_client_drives_an_rclpy_node(domain: int) -> None:
+    from hibari.parameter import Parameter
+    from hibari.parameter_client import AsyncParameterClient
+
+    ctx = hibari.Context([], domain_id=domain)
+    node = hibari.Node("hibari_py_params", context=ctx)
+    executor = hibari.SingleThreadedExecutor()
+    executor.add_node(node)
+    server = Rclpy("param_server", "rclpy_params")
+    try:
+        server.expect("ready")
+        client = AsyncParameterClient(node, "/rclpy_params")
+        assert client.wait_for_services(DISCOVERY), "rclpy's parameter services"
+
+        def done(future: "hibari.Future") -> "object":
+            executor.spin_until_future_complete(future, DISCOVERY)
+            assert future.done()
+            return future.result()
+
+        got = done(client.get_parameters(["rate", "names"]))
+        assert got.values[0].integer_value == 30  # type: ignore[attr-defined]
+        assert list(got.values[1].string_array_value) == ["a", "b"]  # type: ignore[attr-defined]
+        r = done(client.set_parameters([Parameter("gain", value=0.7), Parameter("gain", value=0.95)]))
+        assert [(x.successful, x.reason) for x in r.results] == [  # type: ignore[attr-defined]
+            (True, ""), (False, "gain above 0.9")]
+        assert server.expect("set gain") == "set gain 0.7"
+    finally:
+        server.kill()
