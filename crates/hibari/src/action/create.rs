@@ -1,6 +1,7 @@
 //! Creating action servers and clients on a node.
 
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use hibari_idl::Registry;
 use thiserror::Error;
@@ -19,6 +20,12 @@ use crate::{
     Action, ClientCreateError, NameError, Node, QosProfile, ServiceResponder,
     SubscriptionCreateError,
 };
+
+/// How long a goal's execution waits for a feedback subscription when the
+/// feedback publisher has none: the goal's client has one, which over DDS
+/// may not be matched yet. Only a client without one (a raw service call)
+/// pays the whole wait, once per goal.
+const FEEDBACK_MATCH_WAIT: Duration = Duration::from_secs(1);
 
 /// Why an action client could not be created.
 #[derive(Debug, Error)]
@@ -133,6 +140,14 @@ impl Node {
                 let _ = responder.respond(&bytes);
             }
             core.publish_status();
+            // The client that sent the goal reads feedback, but over DDS its
+            // feedback reader may not be matched with this writer yet
+            // (discovery is not symmetric), and feedback published before the
+            // match would be lost. Wait for it, bounded, before executing, as
+            // rmw_fastrtps waits for a client's reply reader before a reply.
+            if core.feedback.matched_subscriptions() == 0 {
+                core.feedback.wait_for_subscribers(1, FEEDBACK_MATCH_WAIT);
+            }
             accepted(ServerGoalHandleOf::new(core, id, value));
         };
         let send_goal = self
