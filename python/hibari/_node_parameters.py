@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _hibari
 from .exceptions import ParameterNotDeclaredException
-from .parameter import Parameter, _Type
+from .parameter import Parameter, _plain, _Type
 
 __all__ = ["ParameterMixin"]
 
@@ -199,9 +199,3 @@ class ParameterMixin:
             lambda pairs: callback(_parameters(pairs)))
 
     remove_post_set_parameters_callback = remove_on_set_parameters_callback
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist") and not isinstance(value, (bytes, bytearray)):
-        return value.tolist()
-    return value

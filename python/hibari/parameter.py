@@ -10,7 +10,7 @@ parameter declared as a double refuses an integer, as in rclpy.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, List, Optional
+from typing import Any, Optional
 
 __all__ = ["Parameter", "parameter_value_to_python"]
 
@@ -63,6 +63,16 @@ class _Type(IntEnum):
             return False
 
 
+# The field of rcl_interfaces/msg/ParameterValue that holds each type.
+_FIELDS = {
+    _Type.BOOL: "bool_value", _Type.INTEGER: "integer_value",
+    _Type.DOUBLE: "double_value", _Type.STRING: "string_value",
+    _Type.BYTE_ARRAY: "byte_array_value", _Type.BOOL_ARRAY: "bool_array_value",
+    _Type.INTEGER_ARRAY: "integer_array_value", _Type.DOUBLE_ARRAY: "double_array_value",
+    _Type.STRING_ARRAY: "string_array_value",
+}
+
+
 def _plain(value: Any) -> Any:
     """Numpy arrays and array.array as lists; other values as they are."""
     if hasattr(value, "tolist") and not isinstance(value, (bytes, bytearray)):
@@ -104,14 +114,7 @@ class Parameter:
         from .msg.rcl_interfaces.msg import ParameterValue
 
         msg = ParameterValue(type=int(self._type))
-        field = {
-            _Type.BOOL: "bool_value", _Type.INTEGER: "integer_value",
-            _Type.DOUBLE: "double_value", _Type.STRING: "string_value",
-            _Type.BYTE_ARRAY: "byte_array_value", _Type.BOOL_ARRAY: "bool_array_value",
-            _Type.INTEGER_ARRAY: "integer_array_value",
-            _Type.DOUBLE_ARRAY: "double_array_value",
-            _Type.STRING_ARRAY: "string_array_value",
-        }.get(self._type)
+        field = _FIELDS.get(self._type)
         if field is not None:
             value = self._value
             if self._type == _Type.BYTE_ARRAY and isinstance(value, list):
@@ -146,14 +149,4 @@ def parameter_value_to_python(msg: Any) -> Any:
         return None
     if t == _Type.BYTE_ARRAY:
         return [bytes([b]) for b in bytes(msg.byte_array_value)]
-    field = {
-        _Type.BOOL: "bool_value", _Type.INTEGER: "integer_value",
-        _Type.DOUBLE: "double_value", _Type.STRING: "string_value",
-        _Type.BOOL_ARRAY: "bool_array_value", _Type.INTEGER_ARRAY: "integer_array_value",
-        _Type.DOUBLE_ARRAY: "double_array_value", _Type.STRING_ARRAY: "string_array_value",
-    }[t]
-    return _plain(getattr(msg, field))
-
-
-def _list_of(values: List[Parameter]) -> List[Any]:
-    return [(p.name, p.value) for p in values]
+    return _plain(getattr(msg, _FIELDS[t]))

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::msg::rcl_interfaces::srv::*;
 use crate::node::Node;
-use crate::{CallError, Client, ClientCreateError, QosProfile};
+use crate::{CallError, Client, ClientCreateError, QosProfile, Service};
 
 /// Why a parameter client call failed.
 #[derive(Debug, Error)]
@@ -64,32 +64,14 @@ impl ParameterClient {
     /// A client of the node named `remote` (`/ns/name`; a relative name is
     /// resolved from `node`'s namespace).
     pub fn new(node: &Node, remote: &str) -> Result<Self, ParameterClientError> {
-        let q = QosProfile::parameters;
-        let service = |s: &str| format!("{}/{s}", remote.trim_end_matches('/'));
-        let create = |source| ParameterClientError::Create {
-            node: remote.into(),
-            source,
-        };
         Ok(ParameterClient {
             node: remote.into(),
-            get: node
-                .create_client(&service("get_parameters"), q())
-                .map_err(create)?,
-            types: node
-                .create_client(&service("get_parameter_types"), q())
-                .map_err(create)?,
-            describe: node
-                .create_client(&service("describe_parameters"), q())
-                .map_err(create)?,
-            list: node
-                .create_client(&service("list_parameters"), q())
-                .map_err(create)?,
-            set: node
-                .create_client(&service("set_parameters"), q())
-                .map_err(create)?,
-            set_atomically: node
-                .create_client(&service("set_parameters_atomically"), q())
-                .map_err(create)?,
+            get: open(node, remote, "get_parameters")?,
+            types: open(node, remote, "get_parameter_types")?,
+            describe: open(node, remote, "describe_parameters")?,
+            list: open(node, remote, "list_parameters")?,
+            set: open(node, remote, "set_parameters")?,
+            set_atomically: open(node, remote, "set_parameters_atomically")?,
         })
     }
 
@@ -220,4 +202,18 @@ impl ParameterClient {
             reason: r.reason,
         })
     }
+}
+
+/// A client of `remote`'s service `<remote>/<suffix>`.
+fn open<S: Service>(
+    node: &Node,
+    remote: &str,
+    suffix: &str,
+) -> Result<Client<S>, ParameterClientError> {
+    let name = format!("{}/{suffix}", remote.trim_end_matches('/'));
+    node.create_client(&name, QosProfile::parameters())
+        .map_err(|source| ParameterClientError::Create {
+            node: remote.into(),
+            source,
+        })
 }

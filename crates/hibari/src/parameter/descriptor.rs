@@ -125,11 +125,11 @@ impl ParameterDescriptor {
     /// dynamically typed) and its range. `Err` holds rclpy's reason.
     /// Read-only and undeclaring are the store's checks.
     pub(crate) fn admits(&self, name: &str, value: &ParameterValue) -> Result<(), String> {
-        let t = value.parameter_type();
-        if !self.dynamic_typing && t != ParameterType::NotSet && t != self.parameter_type {
+        if !self.admits_type(value) {
             return Err(format!(
                 "Wrong parameter type, expected '{}' got '{}'",
-                self.parameter_type, t
+                self.parameter_type,
+                value.parameter_type()
             ));
         }
         match (value, &self.integer_range, &self.floating_point_range) {
@@ -137,6 +137,15 @@ impl ParameterDescriptor {
             (ParameterValue::Double(v), _, Some(r)) => double_in_range(name, *v, r),
             _ => Ok(()),
         }
+    }
+}
+
+impl ParameterDescriptor {
+    /// Whether `value`'s type may be set: any when dynamically typed, else
+    /// the declared one (or not set).
+    pub(crate) fn admits_type(&self, value: &ParameterValue) -> bool {
+        let t = value.parameter_type();
+        self.dynamic_typing || t == ParameterType::NotSet || t == self.parameter_type
     }
 }
 

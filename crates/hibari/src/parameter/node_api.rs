@@ -125,11 +125,7 @@ impl Node {
     /// The parameter's type (`NotSet` for an undeclared one when those are
     /// allowed).
     pub fn get_parameter_type(&self, name: &str) -> Result<ParameterType, ParameterAccessError> {
-        match self.inner.parameters.get(name) {
-            Ok(v) => Ok(v.parameter_type()),
-            Err(ParameterAccessError::Uninitialized { .. }) => Ok(ParameterType::NotSet),
-            Err(e) => Err(e),
-        }
+        self.inner.parameters.type_of(name)
     }
 
     /// The parameter's descriptor.

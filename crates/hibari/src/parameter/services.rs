@@ -123,11 +123,7 @@ pub(crate) fn start_services(
     })?;
     serve::<GetParameterTypes>(node, store, &mut keep, "get_parameter_types", |s, req| {
         GetParameterTypes_Response {
-            types: all_or_none(&req.names, |n| match s.get(n) {
-                Ok(v) => Ok(v.parameter_type() as u8),
-                Err(ParameterAccessError::Uninitialized { .. }) => Ok(0),
-                Err(e) => Err(e),
-            }),
+            types: all_or_none(&req.names, |n| s.type_of(n).map(|t| t as u8)),
         }
     })?;
     serve::<DescribeParameters>(node, store, &mut keep, "describe_parameters", |s, req| {

@@ -48,13 +48,7 @@ impl ParameterStore {
         let mut values = BTreeMap::new();
         if auto_declare {
             for (name, value) in &overrides {
-                let descriptor = ParameterDescriptor {
-                    name: name.clone(),
-                    parameter_type: value.parameter_type(),
-                    dynamic_typing: true,
-                    ..ParameterDescriptor::default()
-                };
-                values.insert(name.clone(), (value.clone(), descriptor));
+                values.insert(name.clone(), (value.clone(), dynamic(name, value)));
             }
         }
         ParameterStore {
@@ -109,7 +103,7 @@ impl ParameterStore {
             return Err(DeclareParameterError::AlreadyDeclared { name: name.into() });
         }
         if let Err(reason) = descriptor.admits(name, &value) {
-            return Err(if reason.starts_with("Wrong parameter type") {
+            return Err(if !descriptor.admits_type(&value) {
                 DeclareParameterError::InvalidType {
                     name: name.into(),
                     reason,
@@ -173,6 +167,16 @@ impl ParameterStore {
             Some((v, _)) => Ok(v.clone()),
             None if self.allow_undeclared => Ok(ParameterValue::NotSet),
             None => Err(ParameterAccessError::NotDeclared { name: name.into() }),
+        }
+    }
+
+    /// The type of the value; `NotSet` for one declared with a type but not
+    /// set yet (and for an undeclared one when those are allowed).
+    pub fn type_of(&self, name: &str) -> Result<ParameterType, ParameterAccessError> {
+        match self.get(name) {
+            Ok(v) => Ok(v.parameter_type()),
+            Err(ParameterAccessError::Uninitialized { .. }) => Ok(ParameterType::NotSet),
+            Err(e) => Err(e),
         }
     }
 
@@ -280,14 +284,9 @@ impl ParameterStore {
                     values.remove(&p.name);
                     continue;
                 }
-                let entry = values.entry(p.name.clone()).or_insert_with(|| {
-                    let d = ParameterDescriptor {
-                        name: p.name.clone(),
-                        dynamic_typing: true,
-                        ..ParameterDescriptor::default()
-                    };
-                    (ParameterValue::NotSet, d)
-                });
+                let entry = values
+                    .entry(p.name.clone())
+                    .or_insert_with(|| (ParameterValue::NotSet, dynamic(&p.name, &p.value)));
                 if entry.1.dynamic_typing {
                     entry.1.parameter_type = p.value.parameter_type();
                 }
@@ -311,5 +310,16 @@ impl ParameterStore {
         all.extend(changes.changed);
         all.extend(changes.deleted);
         self.with_callbacks(|| post.iter().for_each(|f| f(&all)));
+    }
+}
+
+/// The descriptor of a parameter that came without a declaration (an
+/// override declared automatically, or a set allowed undeclared).
+fn dynamic(name: &str, value: &ParameterValue) -> ParameterDescriptor {
+    ParameterDescriptor {
+        name: name.to_string(),
+        parameter_type: value.parameter_type(),
+        dynamic_typing: true,
+        ..ParameterDescriptor::default()
     }
 }
