@@ -127,3 +127,13 @@ fn later_overrides_win_and_node_prefixes_select_nodes() {
     assert_eq!(t["gain"], V::Double(0.7));
     assert_eq!(for_node(&rules, "/listener")["rate"], V::Integer(1));
 }
+
+#[test]
+fn a_params_file_nested_without_end_is_refused_not_a_stack_overflow() {
+    // yaml-rust2's parser bounds the nesting itself; this keeps it so.
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let f = file(&format!("n:\n  ros__parameters:\n    x: {deep}\n"));
+    let e = parse_params_file(f.path()).unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.reason.contains("recursion limit"), "{e}");
+}
