@@ -73,6 +73,13 @@ pub enum NodeCreateError {
     /// Its parameter services or event publisher could not be created.
     #[error("cannot create the node: {0}")]
     Parameters(crate::parameter::ParameterServicesError),
+    /// Its `use_sim_time` parameter could not be declared (an override of
+    /// another type than bool).
+    #[error("cannot create the node: {reason}")]
+    UseSimTime {
+        /// The declaration's error.
+        reason: String,
+    },
     /// The context was shut down.
     #[error("cannot create the node `{name}`: the context was shut down; create a new context")]
     ShutDown {

@@ -107,6 +107,8 @@ pub mod action;
 pub mod parameter;
 // Loggers: console in ROS 2's format and /rosout; the `info!` macros.
 pub mod logging;
+// Clocks, ROS and simulated time, rates.
+pub mod time;
 // The executors and what they run: callback groups, timers and guard
 // conditions, watched descriptors, and the signal they all sleep on.
 mod executor;
@@ -152,6 +154,7 @@ pub use service::future::{ResponseFuture, SpinError};
 pub use service::generic_client::{GenericClient, GenericResponseFuture};
 pub use service::generic_service::{GenericServiceServer, ServiceRespondError, ServiceResponder};
 pub use service::server::{ServiceCallback, ServiceCreateError, ServiceServer};
+pub use time::{Clock, ClockType, Rate, Time};
 pub use topic::generic::Serialized;
 pub use topic::pubsub::{PublishError, Publisher, PublisherCreateError, SubscriptionCreateError};
 pub use topic::stream::{Recv, SubscriptionStream};

@@ -1,12 +1,14 @@
-//! Steady timers and guard conditions: the two entities an executor runs
-//! that are not subscriptions.
+//! Timers and guard conditions: the two entities an executor runs that are
+//! not subscriptions.
 //!
 //! A timer needs no thread: the executor spinning its node sleeps no later
 //! than the earliest timer's due time and runs the timer's callback when it
-//! is due. The schedule is fixed-rate on the steady clock — the `k`-th call
-//! is due at `start + k·period`, however long each callback takes — so it
-//! does not drift; when callbacks fall behind by more than a period, the
-//! missed ticks are skipped (as rcl does), not run in a burst.
+//! is due. The schedule is fixed-rate — the `k`-th call is due at
+//! `start + k·period`, however long each callback takes — so it does not
+//! drift; when callbacks fall behind by more than a period, the missed ticks
+//! are skipped (as rcl does), not run in a burst. A timer runs on the
+//! steady clock, or, while its node's clock reads simulated time, on that
+//! time: every `/clock` update wakes the executor to look at it.
 //!
 //! Both run in a [callback group](crate::CallbackGroup): the node's default
 //! one, or the group given in [`TimerOptions`] /
@@ -23,6 +25,7 @@ use crate::context::lock;
 use crate::group::CallbackGroup;
 use crate::node::{lock_callback, Entity, Node, NodeWaker};
 use crate::options::{GuardConditionOptions, TimerOptions};
+use crate::time::Clock;
 
 /// Why a timer could not be created.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -35,9 +38,23 @@ pub enum TimerCreateError {
 
 type Callback = Box<dyn FnMut() + Send>;
 
+/// When a timer is next due: on the steady clock, or, while its ROS clock
+/// reads simulated time, in that time's nanoseconds.
+struct Schedule {
+    next_due: Instant,
+    sim_next: i64,
+    /// The simulated time of the last call (a jump back before it restarts
+    /// the schedule, as rcl does).
+    sim_last: i64,
+    /// The clock's activation epoch the schedule was made in.
+    epoch: u64,
+}
+
 pub(crate) struct TimerShared {
     period: Duration,
-    next_due: Mutex<Instant>,
+    /// `Some`: a ROS clock whose simulated time, while active, drives it.
+    clock: Option<Clock>,
+    schedule: Mutex<Schedule>,
     canceled: AtomicBool,
     callback: Mutex<Callback>,
     waker: Arc<NodeWaker>,
@@ -55,9 +72,67 @@ fn next_on_grid(due: Instant, period: Duration, now: Instant) -> Instant {
     next + period.saturating_mul(skip)
 }
 
+/// The same grid in nanoseconds of simulated time.
+fn next_on_sim_grid(due: i64, period: i64, now: i64) -> i64 {
+    let next = due.saturating_add(period);
+    if next > now {
+        return next;
+    }
+    let behind = (now - next) / period + 1;
+    next.saturating_add(period.saturating_mul(behind))
+}
+
+impl TimerShared {
+    fn period_ns(&self) -> i64 {
+        i64::try_from(self.period.as_nanos()).unwrap_or(i64::MAX)
+    }
+
+    /// (simulated time is active, its value, the clock's epoch).
+    fn sim(&self, s: &Schedule) -> (bool, i64, u64) {
+        match &self.clock {
+            Some(c) => c.override_state(),
+            None => (false, 0, s.epoch),
+        }
+    }
+
+    /// Starts the schedule over, one period from now.
+    fn restart(&self, s: &mut Schedule, now: Instant) {
+        let (_, value, epoch) = self.sim(s);
+        s.epoch = epoch;
+        s.next_due = now + self.period;
+        s.sim_last = value;
+        s.sim_next = value.saturating_add(self.period_ns());
+    }
+
+    /// Whether a call is due; restarts the schedule when the time base
+    /// changed or simulated time went back before the last call.
+    fn due(&self, s: &mut Schedule, now: Instant) -> bool {
+        let (active, value, epoch) = self.sim(s);
+        if epoch != s.epoch || (active && value < s.sim_last) {
+            self.restart(s, now);
+            return false;
+        }
+        match active {
+            true => value >= s.sim_next,
+            false => now >= s.next_due,
+        }
+    }
+
+    /// Takes the due call: the schedule moves to the next grid point.
+    fn consume(&self, s: &mut Schedule, now: Instant) {
+        let (active, value, _) = self.sim(s);
+        if active {
+            s.sim_last = value;
+            s.sim_next = next_on_sim_grid(s.sim_next, self.period_ns(), value);
+        } else {
+            s.next_due = next_on_grid(s.next_due, self.period, now);
+        }
+    }
+}
+
 impl Entity for TimerShared {
     fn execute(&self, now: Instant) -> bool {
-        if self.canceled.load(Ordering::Acquire) || now < *lock(&self.next_due) {
+        if self.canceled.load(Ordering::Acquire) || !self.due(&mut lock(&self.schedule), now) {
             return false;
         }
         let Some(_group) = self.group.try_enter(&self.waker) else {
@@ -67,29 +142,35 @@ impl Entity for TimerShared {
             return false;
         };
         {
-            let mut due = lock(&self.next_due);
-            if now < *due {
+            let mut s = lock(&self.schedule);
+            if !self.due(&mut s, now) {
                 return false;
             }
-            *due = next_on_grid(*due, self.period, now);
+            self.consume(&mut s, now);
         }
         callback();
         true
     }
 
-    /// `None` while canceled, or while its group runs another callback
-    /// (the group's release wakes the executor).
+    /// `None` while canceled, while its group runs another callback (the
+    /// group's release wakes the executor), or while simulated time drives
+    /// it (every `/clock` update wakes the executor).
     fn next_due(&self) -> Option<Instant> {
         if self.canceled.load(Ordering::Acquire) || !self.group.is_free(&self.waker) {
-            None
-        } else {
-            Some(*lock(&self.next_due))
+            return None;
+        }
+        let s = lock(&self.schedule);
+        match self.sim(&s) {
+            (true, _, epoch) if epoch == s.epoch => None,
+            // The time base changed: look at it now.
+            (_, _, epoch) if epoch != s.epoch => Some(Instant::now()),
+            _ => Some(s.next_due),
         }
     }
 }
 
-/// A steady timer: its callback runs every period on the executor spinning
-/// its node. Dropping it stops it.
+/// A timer: its callback runs every period on the executor spinning its
+/// node. Dropping it stops it.
 pub struct Timer {
     shared: Arc<TimerShared>,
 }
@@ -122,14 +203,27 @@ impl Timer {
 
     /// Restarts the schedule: the next call is one period from now.
     pub fn reset(&self) {
-        *lock(&self.shared.next_due) = Instant::now() + self.shared.period;
+        self.shared
+            .restart(&mut lock(&self.shared.schedule), Instant::now());
         self.shared.canceled.store(false, Ordering::Release);
         self.shared.waker.wake();
     }
 
-    /// How long until the next call (zero when it is due).
+    /// How long until the next call (zero when it is due), in the time that
+    /// drives it (simulated time while it is active).
     pub fn time_until_trigger(&self) -> Duration {
-        lock(&self.shared.next_due).saturating_duration_since(Instant::now())
+        let s = lock(&self.shared.schedule);
+        match self.shared.sim(&s) {
+            (true, value, _) => {
+                Duration::from_nanos(u64::try_from(s.sim_next.saturating_sub(value)).unwrap_or(0))
+            }
+            _ => s.next_due.saturating_duration_since(Instant::now()),
+        }
+    }
+
+    /// The clock driving it: `None` for a wall (steady) timer.
+    pub fn clock(&self) -> Option<&Clock> {
+        self.shared.clock.as_ref()
     }
 }
 
@@ -184,34 +278,24 @@ impl GuardCondition {
 }
 
 impl Node {
-    /// Creates a steady timer whose callback the executor spinning this node
-    /// runs every period, the first time one period from now. `options` is
-    /// the period ([`Duration`]) or [`TimerOptions`] (the callback group).
+    /// Creates a timer on the node's clock (ROS time, as rclcpp's and
+    /// rclpy's `create_timer`): its callback runs on the executor spinning
+    /// this node every period, the first time one period from now. Without
+    /// simulated time it keeps a steady schedule; with `use_sim_time` it
+    /// fires on simulated time (see [`crate::time`]). `options` is the
+    /// period ([`Duration`]) or [`TimerOptions`] (the callback group).
     pub fn create_timer(
         &self,
         options: impl Into<TimerOptions>,
         callback: impl FnMut() + Send + 'static,
     ) -> Result<Timer, TimerCreateError> {
-        let TimerOptions { period, group } = options.into();
-        let group = group.unwrap_or_else(|| self.default_callback_group());
-        if period.is_zero() {
-            return Err(TimerCreateError::ZeroPeriod);
-        }
-        let shared = Arc::new(TimerShared {
-            period,
-            next_due: Mutex::new(Instant::now() + period),
-            canceled: AtomicBool::new(false),
-            callback: Mutex::new(Box::new(callback)),
-            waker: self.inner.waker.clone(),
-            group,
-        });
-        let entity: Arc<dyn Entity> = shared.clone();
-        self.add_entity(Arc::downgrade(&entity));
-        Ok(Timer { shared })
+        let clock = self.get_clock().clone();
+        clock.add_waker(&self.inner.waker);
+        self.timer(options.into(), Some(clock), Box::new(callback))
     }
 
-    /// rclcpp's `create_wall_timer`: the same steady timer. As in rclcpp,
-    /// "wall" means real elapsed time (not simulated ROS time), measured on
+    /// rclcpp's `create_wall_timer`: a timer on steady time. As in rclcpp,
+    /// "wall" means real elapsed time (never simulated time), measured on
     /// the monotonic clock, so a jump of the system clock neither fires nor
     /// delays it.
     pub fn create_wall_timer(
@@ -219,7 +303,38 @@ impl Node {
         options: impl Into<TimerOptions>,
         callback: impl FnMut() + Send + 'static,
     ) -> Result<Timer, TimerCreateError> {
-        self.create_timer(options, callback)
+        self.timer(options.into(), None, Box::new(callback))
+    }
+
+    fn timer(
+        &self,
+        options: TimerOptions,
+        clock: Option<Clock>,
+        callback: Callback,
+    ) -> Result<Timer, TimerCreateError> {
+        let TimerOptions { period, group } = options;
+        let group = group.unwrap_or_else(|| self.default_callback_group());
+        if period.is_zero() {
+            return Err(TimerCreateError::ZeroPeriod);
+        }
+        let shared = Arc::new(TimerShared {
+            period,
+            clock,
+            schedule: Mutex::new(Schedule {
+                next_due: Instant::now(),
+                sim_next: 0,
+                sim_last: 0,
+                epoch: 0,
+            }),
+            canceled: AtomicBool::new(false),
+            callback: Mutex::new(callback),
+            waker: self.inner.waker.clone(),
+            group,
+        });
+        shared.restart(&mut lock(&shared.schedule), Instant::now());
+        let entity: Arc<dyn Entity> = shared.clone();
+        self.add_entity(Arc::downgrade(&entity));
+        Ok(Timer { shared })
     }
 
     /// Creates a guard condition: [`trigger`](GuardCondition::trigger) it

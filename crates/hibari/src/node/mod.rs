@@ -195,6 +195,9 @@ pub(crate) struct NodeInner {
     pub(crate) parameters: Arc<ParameterStore>,
     /// The node's logger (publishing on `/rosout` unless disabled).
     logger: OnceLock<crate::logging::Logger>,
+    /// The node's ROS clock, and what keeps it following `use_sim_time`.
+    pub(crate) clock: crate::time::Clock,
+    time_source: OnceLock<crate::time::TimeSource>,
     /// Keeps the parameter services served.
     parameter_services: OnceLock<Vec<Box<dyn Any + Send + Sync>>>,
     /// Keeps the node in the graph; dropped with the last handle.
@@ -249,6 +252,8 @@ impl Node {
                 parameters,
                 logger: OnceLock::new(),
                 parameter_services: OnceLock::new(),
+                clock: crate::time::Clock::ros(),
+                time_source: OnceLock::new(),
                 _announcement: announcement,
                 name,
                 namespace,
@@ -285,6 +290,11 @@ impl Node {
                 .map_err(NodeCreateError::Parameters)?;
             let _ = node.inner.parameter_services.set(services);
         }
+        let time_source =
+            crate::time::TimeSource::attach(&node).map_err(|e| NodeCreateError::UseSimTime {
+                reason: e.to_string(),
+            })?;
+        let _ = node.inner.time_source.set(time_source);
         Ok(node)
     }
 
