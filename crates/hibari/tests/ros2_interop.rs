@@ -28,6 +28,8 @@ mod peer;
 mod services;
 #[path = "support/spinner.rs"]
 mod spinner;
+#[path = "ros2/time.rs"]
+mod time;
 #[path = "ros2/topics.rs"]
 mod topics;
 
@@ -137,6 +139,14 @@ macro_rules! distro {
             #[test]
             fn parameters_hibari_client_rclpy_node() {
                 super::parameters::a_hibari_client_reads_and_sets_an_rclpy_nodes_parameters(D)
+            }
+            #[test]
+            fn sim_time_rclpy_clock_drives_a_hibari_node() {
+                super::time::an_rclpy_clock_publisher_drives_a_hibari_nodes_sim_time(D)
+            }
+            #[test]
+            fn sim_time_hibari_clock_drives_an_rclpy_node() {
+                super::time::a_hibari_clock_publisher_drives_an_rclpy_nodes_sim_time(D)
             }
             #[test]
             fn incompatible_qos_rclpy_best_effort_writer_hibari_reliable_reader() {

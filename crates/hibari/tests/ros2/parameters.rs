@@ -39,7 +39,11 @@ pub fn an_rclpy_client_reads_and_sets_a_hibari_nodes_parameters(distro: &str) {
     let peer = rig.peer(distro, "param_client", "rclpy_params", &["/hibari_params"]);
     let line = peer.expect("result ");
     let seen: serde_json::Value = serde_json::from_str(&line["result ".len()..]).unwrap();
-    assert_eq!(seen["names"], json!(["gain", "port", "rate"]), "{line}");
+    assert_eq!(
+        seen["names"],
+        json!(["gain", "port", "rate", "use_sim_time"]),
+        "{line}"
+    );
     assert_eq!(seen["values"], json!([[2, 30], [3, 0.5]]), "{line}");
     assert_eq!(
         seen["missing"],

@@ -119,9 +119,17 @@ impl Peer {
 
     /// Tells the peer to go on (a `go` line).
     pub fn go(&mut self) {
+        self.send("go");
+    }
+
+    /// Writes `line` to the peer's stdin.
+    pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("the peer's stdin is open");
-        if writeln!(stdin, "go").and_then(|()| stdin.flush()).is_err() {
-            self.fail("the peer ended before it was told to go");
+        if writeln!(stdin, "{line}")
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            self.fail(&format!("the peer ended before it was sent `{line}`"));
         }
     }
 

@@ -451,6 +451,39 @@ def rosout(node, watched, count):
         say("log", m.level, m.name, json.dumps(m.msg), m.file, m.line > 0)
 
 
+# ---- time ----
+
+def clock_talk(node, _args):
+    """Publishes `/clock` (as a simulator does) with each time the test sends: `clock <ns>`."""
+    from rosgraph_msgs.msg import Clock
+
+    publisher = node.create_publisher(Clock, "/clock", 10)
+    say("ready")
+    for line in sys.stdin:
+        ns = int(line.split()[1])
+        msg = Clock()
+        msg.clock.sec, msg.clock.nanosec = divmod(ns, 1_000_000_000)
+        publisher.publish(msg)
+
+
+def sim_time(node, _args):
+    """With use_sim_time set, prints `now <ns>` whenever the node's clock reads a new time, and
+    `tick <ns>` for every call of a 1 s timer on it; leaves when stdin closes."""
+    from rclpy.parameter import Parameter
+
+    node.set_parameters([Parameter("use_sim_time", Parameter.Type.BOOL, True)])
+    node.create_timer(1.0, lambda: say("tick", node.get_clock().now().nanoseconds))
+    say("ready")
+    closed = stdin_closed_event()
+    last = None
+    while not closed.is_set():
+        rclpy.spin_once(node, timeout_sec=0.02)
+        now = node.get_clock().now().nanoseconds
+        if now != last:
+            say("now", now)
+            last = now
+
+
 ROLES = {
     "talk": lambda n, a: talk(n, a[0], int(a[1]), a[2]),
     "listen": lambda n, a: listen(n, a[0], int(a[1]), a[2], *(a[3:4])),
@@ -467,6 +500,8 @@ ROLES = {
     "param_client": lambda n, a: param_client(n, a[0]),
     "param_server": lambda n, a: param_server(n, a),
     "rosout": lambda n, a: rosout(n, a[0], int(a[1])),
+    "clock_talk": clock_talk,
+    "sim_time": sim_time,
 }
 
 
