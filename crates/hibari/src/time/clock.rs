@@ -9,7 +9,10 @@ use crate::context::{lock, Context};
 use crate::node::NodeWaker;
 use crate::wait::Signal;
 
-use super::jump::{ClockChange, JumpHandler, JumpShared, JumpThreshold, TimeJump};
+use super::jump::{
+    ClockChange, JumpHandler, JumpShared, JumpThreshold, PostJumpCallback, PreJumpCallback,
+    TimeJump,
+};
 use super::{ClockType, Duration, SleepError, Time};
 
 /// The ROS-time override: while active, a ROS clock reads `value`.
@@ -196,8 +199,8 @@ impl Clock {
     pub fn create_jump_callback(
         &self,
         threshold: JumpThreshold,
-        pre: Option<Box<dyn Fn() + Send + Sync>>,
-        post: Option<Box<dyn Fn(&TimeJump) + Send + Sync>>,
+        pre: Option<PreJumpCallback>,
+        post: Option<PostJumpCallback>,
     ) -> JumpHandler {
         let shared = Arc::new(JumpShared {
             threshold,

@@ -59,10 +59,15 @@ impl JumpThreshold {
     }
 }
 
+/// Called before a jump takes effect.
+pub type PreJumpCallback = Box<dyn Fn() + Send + Sync>;
+/// Called after a jump took effect, with the jump.
+pub type PostJumpCallback = Box<dyn Fn(&TimeJump) + Send + Sync>;
+
 pub(crate) struct JumpShared {
     pub threshold: JumpThreshold,
-    pub pre: Option<Box<dyn Fn() + Send + Sync>>,
-    pub post: Option<Box<dyn Fn(&TimeJump) + Send + Sync>>,
+    pub pre: Option<PreJumpCallback>,
+    pub post: Option<PostJumpCallback>,
 }
 
 impl JumpShared {

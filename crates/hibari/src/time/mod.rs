@@ -27,7 +27,9 @@ mod source;
 mod value;
 
 pub use clock::Clock;
-pub use jump::{ClockChange, JumpHandler, JumpThreshold, TimeJump};
+pub use jump::{
+    ClockChange, JumpHandler, JumpThreshold, PostJumpCallback, PreJumpCallback, TimeJump,
+};
 pub use rate::Rate;
 pub(crate) use source::TimeSource;
 pub use source::USE_SIM_TIME;
