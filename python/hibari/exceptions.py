@@ -19,6 +19,8 @@ __all__ = [
     "InvalidParameterTypeException",
     "ParameterImmutableException",
     "ParameterUninitializedException",
+    "NotInitializedException",
+    "ROSInterruptException",
 ]
 
 
@@ -55,3 +57,17 @@ class ParameterImmutableException(ParameterException):
 
 class ParameterUninitializedException(ParameterException):
     """A parameter declared with a type but no value was read before a set."""
+
+
+class NotInitializedException(Exception):
+    """The context is not initialized, or is shut down."""
+
+    def __init__(self, *args: object) -> None:
+        Exception.__init__(self, "hibari.init() has not been called", *args)
+
+
+class ROSInterruptException(Exception):
+    """A wait ended because the context shut down."""
+
+    def __init__(self, *args: object) -> None:
+        Exception.__init__(self, "hibari.shutdown() has been called", *args)

@@ -17,9 +17,12 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from . import _hibari
 from ._node_parameters import ParameterMixin
+from .clock import Clock
 from .context import Context, get_default_context
+from .duration import Duration
 from .logging import RcutilsLogger
 from .entities import Client, Publisher, Service, Subscription
+from .timer import Rate
 from .qos import QoSLike, as_tuple, qos_profile_services_default
 
 __all__ = ["Node", "CallbackGroup", "MutuallyExclusiveCallbackGroup", "ReentrantCallbackGroup"]
@@ -127,6 +130,7 @@ class Node(ParameterMixin):
         self._init_parameters(allow_undeclared_parameters)
         self._entities: List[Any] = []
         self._logger = RcutilsLogger(_hibari.Logger(self._inner))
+        self._clock = Clock._wrap(_hibari.Clock.of_node(self._inner))
         self._default_group = MutuallyExclusiveCallbackGroup()
         # The node's own default group, so passing it to another node's
         # entity puts that entity in this very group.
@@ -159,6 +163,19 @@ class Node(ParameterMixin):
     def get_logger(self) -> RcutilsLogger:
         """The node's logger (rclpy's): ROS 2's console format and ``/rosout``."""
         return self._logger
+
+    def get_clock(self) -> Clock:
+        """The node's clock (a ``ROSClock``): system time, or ``/clock`` while the node's
+        ``use_sim_time`` parameter is true. Its timers and rates run on it."""
+        return self._clock
+
+    def create_rate(self, frequency: float, clock: Optional[Clock] = None) -> Rate:
+        """A ``Rate`` of ``frequency`` Hz on the node's clock (or ``clock``); its ``sleep``
+        needs no executor."""
+        if frequency <= 0:
+            raise ValueError("frequency must be > 0")
+        return Rate(clock or self._clock, Duration(seconds=1.0 / frequency),
+                    context=self._context)
 
     def resolve_topic_name(self, topic: str) -> str:
         return str(self._inner.resolve_topic_name(topic))

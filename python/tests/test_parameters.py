@@ -105,7 +105,7 @@ def test_callbacks_refuse_rewrite_and_observe(node: hibari.Node) -> None:
 def test_listing_by_prefix_and_depth(node: hibari.Node) -> None:
     for name in ["a", "b.c", "b.d.e"]:
         node.declare_parameter(name, 1)
-    assert sorted(node.list_parameters([], 0).names) == ["a", "b.c", "b.d.e"]
+    assert sorted(node.list_parameters([], 0).names) == ["a", "b.c", "b.d.e", "use_sim_time"]
     assert node.list_parameters(["b"], 1).names == ["b.c"]
     assert set(node.get_parameters_by_prefix("b")) == {"c", "d.e"}
 
@@ -170,7 +170,7 @@ def test_the_async_parameter_client_drives_another_node(context: hibari.Context)
         assert spin_until(executor, future.done, LONG)
         return future.result()
 
-    assert sorted(done(client.list_parameters()).result.names) == ["extra", "rate"]
+    assert sorted(done(client.list_parameters()).result.names) == ["extra", "rate", "use_sim_time"]
     assert done(client.get_parameters(["rate"])).values[0].integer_value == 30
     assert done(client.get_parameter_types(["rate"])).types == [2]
     assert done(client.describe_parameters(["extra"])).descriptors[0].dynamic_typing

@@ -13,6 +13,7 @@ import os
 import queue
 import subprocess
 import threading
+import time
 from typing import List
 
 import pytest
@@ -134,7 +135,7 @@ def test_rclpys_parameter_client_reads_and_sets_a_hibari_python_nodes_parameters
     finally:
         client.kill()
     seen = json.loads(next(x for x in line if x.startswith("result "))[len("result "):])
-    assert seen["names"] == ["gain", "port", "rate"]
+    assert seen["names"] == ["gain", "port", "rate", "use_sim_time"]
     assert seen["values"] == [[2, 30], [3, 0.5]]
     assert seen["gain"] == {"description": "the gain", "type": 3, "range": [[0.0, 1.0, 0.0]]}
     assert [r[0] for r in seen["set"]] == [True, False, False, False, False]
@@ -171,3 +172,27 @@ def test_a_hibari_python_parameter_client_drives_an_rclpy_node(domain: int) -> N
         assert server.expect("set gain") == "set gain 0.7"
     finally:
         server.kill()
+
+
+def test_an_rclpy_clock_publisher_drives_a_hibari_python_nodes_sim_time(domain: int) -> None:
+    from hibari.parameter import Parameter
+
+    ctx = hibari.Context([], domain_id=domain)
+    node = hibari.Node("hibari_py_sim", context=ctx,
+                       parameter_overrides=[Parameter("use_sim_time", value=True)])
+    peer = Rclpy("clock_talk", "rclpy_clock")
+    try:
+        peer.expect("ready")
+        clock = node.get_clock()
+        assert clock.ros_time_is_active and clock.now().nanoseconds == 0
+        # Best effort, keep last 1: send again until the node has read it.
+        for ns in (1_500_000_000, 2_000_000_000):
+            deadline = time.monotonic() + DISCOVERY
+            while clock.now().nanoseconds != ns:
+                assert time.monotonic() < deadline, f"the node never read /clock = {ns}"
+                peer.send(f"clock {ns}")
+                time.sleep(0.02)
+        assert clock.now().to_msg().sec == 2
+    finally:
+        peer.kill()
+        ctx.shutdown()

@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 mod aio;
 mod arrays;
+mod clock;
 mod decode;
 mod encode;
 mod endpoints;
@@ -103,6 +104,8 @@ fn _hibari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<qos::PySampleInfo>()?;
     m.add_class::<view::SampleBuffer>()?;
     m.add_class::<logging::Logger>()?;
+    m.add_class::<clock::Clock>()?;
+    m.add_class::<clock::JumpHandle>()?;
     m.add_class::<parameters::NodeParameters>()?;
     m.add_class::<parameters::ParameterCallback>()?;
     m.add_class::<loans::Loan>()?;
