@@ -109,6 +109,8 @@ pub mod parameter;
 pub mod logging;
 // Clocks, ROS and simulated time, rates.
 pub mod time;
+// Managed nodes: the lifecycle state machine and its services.
+pub mod lifecycle;
 // The executors and what they run: callback groups, timers and guard
 // conditions, watched descriptors, and the signal they all sleep on.
 mod executor;
@@ -136,6 +138,7 @@ pub use executor::group::{CallbackGroup, CallbackGroupType};
 pub use executor::multi::MultiThreadedExecutor;
 pub use executor::timer::{GuardCondition, Timer, TimerCreateError};
 pub use executor::{NodeAddError, SingleThreadedExecutor};
+pub use lifecycle::{LifecycleNode, LifecyclePublisher};
 pub use loan::{LoanError, LoanSendError, PublisherLoan};
 pub use names::NameError;
 pub use node::graph::TopicEndpointInfo;

@@ -18,6 +18,8 @@
 mod actions;
 #[path = "ros2/graph.rs"]
 mod graph;
+#[path = "ros2/lifecycle.rs"]
+mod lifecycle;
 #[path = "ros2/logging.rs"]
 mod logging;
 #[path = "ros2/parameters.rs"]
@@ -139,6 +141,14 @@ macro_rules! distro {
             #[test]
             fn parameters_hibari_client_rclpy_node() {
                 super::parameters::a_hibari_client_reads_and_sets_an_rclpy_nodes_parameters(D)
+            }
+            #[test]
+            fn lifecycle_rclpy_client_drives_a_hibari_node() {
+                super::lifecycle::an_rclpy_client_drives_a_hibari_lifecycle_node(D)
+            }
+            #[test]
+            fn lifecycle_hibari_client_drives_an_rclpy_node() {
+                super::lifecycle::a_hibari_client_drives_an_rclpy_lifecycle_node(D)
             }
             #[test]
             fn sim_time_rclpy_clock_drives_a_hibari_node() {

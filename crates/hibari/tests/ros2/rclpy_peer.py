@@ -484,6 +484,84 @@ def sim_time(node, _args):
             last = now
 
 
+# ---- lifecycle ----
+
+def lifecycle_client(node, target):
+    """Drives the lifecycle node `target` (configure by id, activate by label, a transition
+    it does not have), then prints its state, transitions and the events it published as
+    `result <json>`."""
+    from lifecycle_msgs.msg import Transition, TransitionEvent
+    from lifecycle_msgs.srv import ChangeState, GetAvailableTransitions, GetState
+
+    events = []
+    node.create_subscription(TransitionEvent, f"{target}/transition_event",
+                             lambda e: events.append([e.transition.id, e.start_state.id,
+                                                      e.goal_state.id]), qos(depth=100))
+    change = node.create_client(ChangeState, f"{target}/change_state")
+    get = node.create_client(GetState, f"{target}/get_state")
+    available = node.create_client(GetAvailableTransitions,
+                                   f"{target}/get_available_transitions")
+    for c in (change, get, available):
+        spin_until(node, c.service_is_ready, f"the service {c.srv_name}")
+    # The event subscription must match before the first transition.
+    spin_until(node, lambda: node.count_publishers(f"{target}/transition_event") > 0,
+               "the transition_event publisher")
+    time.sleep(0.5)
+
+    def call(client, request):
+        future = client.call_async(request)
+        spin_until(node, future.done, f"a reply of {client.srv_name}")
+        return future.result()
+
+    result = {}
+    result["configure"] = call(change, ChangeState.Request(
+        transition=Transition(id=Transition.TRANSITION_CONFIGURE))).success
+    result["activate"] = call(change, ChangeState.Request(
+        transition=Transition(label="activate"))).success
+    result["cleanup_from_active"] = call(change, ChangeState.Request(
+        transition=Transition(id=Transition.TRANSITION_CLEANUP))).success
+    s = call(get, GetState.Request()).current_state
+    result["state"] = [s.id, s.label]
+    result["transitions"] = [[t.transition.id, t.transition.label, t.goal_state.label]
+                             for t in call(available, GetAvailableTransitions.Request())
+                             .available_transitions]
+    spin_until(node, lambda: len(events) >= 4, f"4 transition events (got {events})")
+    result["events"] = events
+    say("result", json.dumps(result))
+
+
+def lifecycle_node(node, _args):
+    """Runs an rclpy lifecycle node named after our node with `_managed`, printing
+    `cb <name> <previous state>` for each callback; its on_activate fails the first time."""
+    from rclpy.lifecycle import Node as LifecycleNode
+    from rclpy.lifecycle import TransitionCallbackReturn
+
+    failed = []
+
+    class Managed(LifecycleNode):
+        def on_configure(self, state):
+            say("cb configure", state.label)
+            return TransitionCallbackReturn.SUCCESS
+
+        def on_activate(self, state):
+            say("cb activate", state.label)
+            if not failed:
+                failed.append(1)
+                return TransitionCallbackReturn.FAILURE
+            return super().on_activate(state)
+
+        def on_deactivate(self, state):
+            say("cb deactivate", state.label)
+            return super().on_deactivate(state)
+
+    managed = Managed(node.get_name() + "_managed")
+    say("ready")
+    closed = stdin_closed_event()
+    while not closed.is_set():
+        rclpy.spin_once(managed, timeout_sec=0.05)
+    managed.destroy_node()
+
+
 ROLES = {
     "talk": lambda n, a: talk(n, a[0], int(a[1]), a[2]),
     "listen": lambda n, a: listen(n, a[0], int(a[1]), a[2], *(a[3:4])),
@@ -501,6 +579,8 @@ ROLES = {
     "param_server": lambda n, a: param_server(n, a),
     "rosout": lambda n, a: rosout(n, a[0], int(a[1])),
     "clock_talk": clock_talk,
+    "lifecycle_client": lambda n, a: lifecycle_client(n, a[0]),
+    "lifecycle_node": lifecycle_node,
     "sim_time": sim_time,
 }
 
