@@ -8,7 +8,7 @@ __version__: str
 
 __all__ = [
     "AsyncSubscription", "CallbackGroup", "Client", "Clock", "Context", "Executor", "GuardCondition", "HibariError", "Loan",
-    "JumpHandle", "LoanBuffer", "LoanMemory", "Logger", "Node", "NodeParameters", "ParameterCallback",
+    "JumpHandle", "Lifecycle", "LoanBuffer", "LoanMemory", "Logger", "Node", "NodeParameters", "ParameterCallback",
     "PendingCall", "Publisher", "SampleBuffer", "SampleInfo", "Service", "ServiceGoneError",
     "ServiceUnavailableError", "Subscription", "Timer", "__version__", "_bytes_view", "add_interface_path",
     "describe", "deserialize", "has_interprocess", "package_types", "packages", "qos_preset",
@@ -100,6 +100,14 @@ class Clock:
 @final
 class JumpHandle:
     def unregister(self) -> None: ...
+
+@final
+class Lifecycle:
+    def __new__(cls, node: Node, dispatch: Callable[[str, int], int]) -> "Lifecycle": ...
+    @property
+    def state(self) -> Tuple[int, str]: ...
+    def trigger(self, label: str) -> Tuple[int, int]: ...
+    def available_transitions(self) -> List[Tuple[int, str, int]]: ...
 
 _Descriptor = Tuple[int, str, str, bool, bool, List[Tuple[float, float, float]],
                     List[Tuple[int, int, int]]]

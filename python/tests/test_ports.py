@@ -26,7 +26,8 @@ def hibari_imports(source: str) -> str:
         line = line.replace("import rclpy.node", "import hibari.node")
         if line == "import rclpy":
             line = "import hibari as rclpy"
-        line = line.replace("from rcl_interfaces.msg", "from hibari.msg.rcl_interfaces.msg")
+        line = line.replace("from rclpy.", "from hibari.")
+        line = re.sub(r"^from (\w+_msgs|rcl_interfaces)\.msg import", r"from hibari.msg.\1.msg import", line)
         out.append(line)
     return "\n".join(out) + "\n"
 
@@ -40,20 +41,33 @@ def run(command: List[str], domain: int) -> List[str]:
     return done.stdout.splitlines() + log
 
 
-def test_the_tutorial_parameter_node_runs_the_same_under_rclpy_and_hibari(
-        domain: int, tmp_path: Path) -> None:
-    source = (PORTS / "minimal_param.py").read_text()
-    args = ["--ros-args", "-p", "my_parameter:=earth", "-p", "times:=3"]
+def both(name: str, args: List[str], domain: int, tmp_path: Path) -> "tuple[List[str], List[str]]":
+    """The lines of ports/<name> under rclpy, then under hibari with its imports renamed."""
+    source = (PORTS / name).read_text()
     env_sh = ROOT / ".venv-ros2-jazzy" / "env.sh"
     if not env_sh.is_file():
         pytest.fail(f"ROS 2 jazzy is not installed ({env_sh} is missing): run scripts/ros2-peer.sh jazzy",
                     pytrace=False)
     under_rclpy = run(["bash", "-c", '. "$1" && shift && exec "$ROS2_PYTHON" "$@"', "port", str(env_sh),
-                       str(PORTS / "minimal_param.py"), *args], domain)
-    ported = tmp_path / "minimal_param.py"
+                       str(PORTS / name), *args], domain)
+    ported = tmp_path / name
     ported.write_text(hibari_imports(source))
-    assert "rclpy." in ported.read_text() and "import hibari as rclpy" in ported.read_text()
-    under_hibari = run([sys.executable, str(ported), *args], domain)
+    assert "import hibari as rclpy" in ported.read_text()
+    return under_rclpy, run([sys.executable, str(ported), *args], domain)
+
+
+def test_the_tutorial_parameter_node_runs_the_same_under_rclpy_and_hibari(
+        domain: int, tmp_path: Path) -> None:
+    args = ["--ros-args", "-p", "my_parameter:=earth", "-p", "times:=3"]
+    under_rclpy, under_hibari = both("minimal_param.py", args, domain, tmp_path)
     greeting = [f"[INFO] [T] [minimal_param_node]: Hello {w}!" for w in ["earth", "world", "world"]]
     assert [x for x in under_rclpy if x.startswith("[INFO]")] == greeting, under_rclpy
+    assert under_hibari == under_rclpy
+
+
+def test_the_lifecycle_talker_runs_the_same_under_rclpy_and_hibari(
+        domain: int, tmp_path: Path) -> None:
+    under_rclpy, under_hibari = both("lifecycle_talker.py", [], domain, tmp_path)
+    assert "heard ['Lifecycle HelloWorld #4', 'Lifecycle HelloWorld #5', " \
+        "'Lifecycle HelloWorld #6']" in under_rclpy, under_rclpy
     assert under_hibari == under_rclpy

@@ -26,6 +26,7 @@ mod endpoints;
 mod errors;
 mod executor;
 mod fields;
+mod lifecycle;
 mod loans;
 mod local;
 mod logging;
@@ -106,6 +107,7 @@ fn _hibari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<logging::Logger>()?;
     m.add_class::<clock::Clock>()?;
     m.add_class::<clock::JumpHandle>()?;
+    m.add_class::<lifecycle::Lifecycle>()?;
     m.add_class::<parameters::NodeParameters>()?;
     m.add_class::<parameters::ParameterCallback>()?;
     m.add_class::<loans::Loan>()?;

@@ -196,6 +196,13 @@ impl LifecycleNode {
         let node = context
             .create_node_with_options(name, options)
             .map_err(LifecycleCreateError::Node)?;
+        LifecycleNode::from_node(node)
+    }
+
+    /// Makes `node` a lifecycle node: it gets the lifecycle services and
+    /// `~/transition_event` and starts `unconfigured`. (For bindings that
+    /// create the node first; `new` is the usual way.)
+    pub fn from_node(node: Node) -> Result<LifecycleNode, LifecycleCreateError> {
         let events = node
             .create_publisher::<TransitionEvent>("~/transition_event", QosProfile::default())
             .map_err(LifecycleCreateError::Events)?;
