@@ -20,13 +20,18 @@
 //! `hibari::debug!(logger, throttle = Duration::from_secs(1); "{x}")`,
 //! `hibari::error!(logger, skip_first; "...")` — rclcpp's `RCLCPP_INFO`,
 //! `_ONCE`, `_THROTTLE` and `_SKIPFIRST`.
+//!
+//! Records of the `log` crate (and of `tracing`, through its `log`
+//! feature) reach the same sink once [`forward_log_records`] is called.
 
+mod bridge;
 mod config;
 mod console;
 mod logger;
 #[macro_use]
 mod macros;
 
+pub use bridge::{forward_log_records, LogBridgeError};
 pub(crate) use config::LogConfig;
 pub use config::LogOptionsError;
 pub use logger::{get_logger, CallSite, Location, Logger};
