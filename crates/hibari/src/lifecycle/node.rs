@@ -301,17 +301,9 @@ fn serve<S: Service>(
     suffix: &str,
     answer: impl Fn(&LifecycleInner, S::Request) -> S::Response + Send + 'static,
 ) -> Result<(), LifecycleCreateError> {
-    let weak = Arc::downgrade(inner);
-    let callback = move |request: S::Request| match weak.upgrade() {
-        Some(i) => answer(&i, request),
-        None => S::Response::default(),
-    };
-    let name = format!("~/{suffix}");
-    let server = node
-        .create_service::<S, _>(&name, QosProfile::services_default(), callback)
-        .map_err(|source| LifecycleCreateError::Service { name, source })?;
-    keep.push(Box::new(server));
-    Ok(())
+    let qos = QosProfile::services_default();
+    crate::service::serve_state::<S, _>(node, inner, keep, suffix, qos, answer)
+        .map_err(|(name, source)| LifecycleCreateError::Service { name, source })
 }
 
 fn serve_all(

@@ -4,7 +4,7 @@
 //! empty answer; a set answers each parameter with its own result).
 
 use std::any::Any;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::node_api::list;
@@ -85,17 +85,9 @@ fn serve<S: Service>(
     suffix: &str,
     answer: impl Fn(&ParameterStore, S::Request) -> S::Response + Send + 'static,
 ) -> Result<(), ParameterServicesError> {
-    let store: Weak<ParameterStore> = Arc::downgrade(store);
-    let callback = move |request: S::Request| match store.upgrade() {
-        Some(s) => answer(&s, request),
-        None => S::Response::default(),
-    };
-    let name = format!("~/{suffix}");
-    let server = node
-        .create_service::<S, _>(&name, QosProfile::parameters(), callback)
-        .map_err(|source| ParameterServicesError::Service { name, source })?;
-    keep.push(Box::new(server));
-    Ok(())
+    let qos = QosProfile::parameters();
+    crate::service::serve_state::<S, _>(node, store, keep, suffix, qos, answer)
+        .map_err(|(name, source)| ParameterServicesError::Service { name, source })
 }
 
 /// All the values of `names`, or none when one is missing (rclpy's answer).
