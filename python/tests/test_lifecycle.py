@@ -4,6 +4,7 @@ client drives the node through."""
 
 from __future__ import annotations
 
+import time
 from typing import List, Tuple
 
 import pytest
@@ -122,3 +123,20 @@ def test_a_client_drives_a_python_lifecycle_node_through_its_services(
     state = getattr(call(get, GetState.Request()), "current_state")
     assert (state.id, state.label) == (3, "active")
     assert node.calls == [("configure", "unconfigured"), ("activate", "inactive")]
+
+
+def test_a_dropped_lifecycle_node_is_freed_with_its_services(context: hibari.Context) -> None:
+    import gc
+    import weakref
+
+    node = Recorder("dropped", context)
+    supervisor = hibari.Node("watcher", context=context)
+    assert supervisor.count_publishers("/dropped/transition_event") == 1
+    gone = weakref.ref(node)
+    del node
+    gc.collect()
+    assert gone() is None, "the state machine kept its node alive"
+    deadline = time.monotonic() + LONG
+    while supervisor.count_publishers("/dropped/transition_event") != 0:
+        assert time.monotonic() < deadline, "the dropped node's endpoints stayed in the graph"
+        time.sleep(0.01)

@@ -16,6 +16,7 @@ a ``LifecyclePublisher`` publishes only after ``super().on_activate(state)`` ran
 from __future__ import annotations
 
 import functools
+import weakref
 from enum import IntEnum
 from typing import Any, Dict, NamedTuple, Set
 
@@ -140,7 +141,15 @@ class LifecycleNode(_Node):
         kwargs.pop("enable_communication_interface", None)
         super().__init__(node_name, **kwargs)
         self._managed_entities: Set[ManagedEntity] = set()
-        self._lifecycle = _hibari.Lifecycle(self._inner, self._dispatch)
+        # The Rust state machine keeps its dispatcher; a weak one, so that the node is not
+        # kept alive by its own state machine (Python's collector cannot see that cycle).
+        me = weakref.ref(self)
+
+        def dispatch(name: str, previous_id: int) -> int:
+            node = me()
+            return 2 if node is None else node._dispatch(name, previous_id)
+
+        self._lifecycle = _hibari.Lifecycle(self._inner, dispatch)
 
     # --- what the Rust state machine calls ---------------------------------
     def _dispatch(self, name: str, previous_id: int) -> int:
