@@ -106,12 +106,6 @@ impl Deref for LifecycleNode {
     }
 }
 
-fn system_ns() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-}
-
 impl LifecycleInner {
     fn current(&self) -> State {
         *lock(&self.state)
@@ -121,7 +115,7 @@ impl LifecycleInner {
     fn take(&self, edge: Edge) {
         *lock(&self.state) = edge.goal;
         let _ = self.events.publish(TransitionEvent {
-            timestamp: system_ns(),
+            timestamp: u64::try_from(crate::time::system_ns()).unwrap_or(0),
             transition: edge.transition_msg(),
             start_state: edge.start.to_msg(),
             goal_state: edge.goal.to_msg(),

@@ -5,12 +5,10 @@
 
 use std::any::Any;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::node_api::list;
 use super::store::{Changes, ParameterStore};
 use super::{Parameter, ParameterAccessError, SetParametersResult};
-use crate::msg::builtin_interfaces::msg::Time;
 use crate::msg::rcl_interfaces::msg::{
     ListParametersResult as ListMsg, ParameterEvent, SetParametersResult as ResultMsg,
 };
@@ -42,16 +40,6 @@ fn result_msg(r: SetParametersResult) -> ResultMsg {
     }
 }
 
-fn now() -> Time {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    Time {
-        sec: i32::try_from(since.as_secs()).unwrap_or(i32::MAX),
-        nanosec: since.subsec_nanos(),
-    }
-}
-
 /// Publishes every change of `store` on `/parameter_events`.
 pub(crate) fn start_events(
     node: &Node,
@@ -64,7 +52,7 @@ pub(crate) fn start_events(
     store.set_publisher(Box::new(move |c: &Changes| {
         let msgs = |ps: &[Parameter]| ps.iter().map(Parameter::to_msg).collect();
         let event = ParameterEvent {
-            stamp: now(),
+            stamp: crate::action::now_stamp(),
             node: fqn.clone(),
             new_parameters: msgs(&c.new),
             changed_parameters: msgs(&c.changed),

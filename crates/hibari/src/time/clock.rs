@@ -72,7 +72,8 @@ fn steady_ns() -> i64 {
         .saturating_add(t.tv_nsec)
 }
 
-fn system_ns() -> i64 {
+/// Nanoseconds since the Unix epoch (negative before it).
+pub(crate) fn system_ns() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_nanos()).unwrap_or(i64::MAX),

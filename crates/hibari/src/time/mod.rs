@@ -26,6 +26,7 @@ mod rate;
 mod source;
 mod value;
 
+pub(crate) use clock::system_ns;
 pub use clock::Clock;
 pub use jump::{
     ClockChange, JumpHandler, JumpThreshold, PostJumpCallback, PreJumpCallback, TimeJump,

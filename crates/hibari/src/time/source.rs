@@ -92,7 +92,10 @@ fn switch(node: &Node, state: &Mutex<SimState>, on: bool) {
         if state.thread.is_none() {
             match spawn(node, clock.clone()) {
                 Ok(t) => state.thread = Some(t),
-                Err(e) => hibari_log_error(node, &e),
+                Err(e) => crate::error!(
+                    node.get_logger(),
+                    "use_sim_time: cannot subscribe to /clock: {e}"
+                ),
             }
         }
         clock.enable_ros_time_override();
@@ -102,13 +105,6 @@ fn switch(node: &Node, state: &Mutex<SimState>, on: bool) {
         drop(thread);
         clock.disable_ros_time_override();
     }
-}
-
-fn hibari_log_error(node: &Node, e: &SubscriptionCreateError) {
-    crate::error!(
-        node.get_logger(),
-        "use_sim_time: cannot subscribe to /clock: {e}"
-    );
 }
 
 impl TimeSource {
