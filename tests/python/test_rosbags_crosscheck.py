@@ -15,12 +15,13 @@ rosbags 0.11.9 (`Typestore.serialize_cdr` / `deserialize_cdr`) is the oracle
   binary to encode identically through the dynamic, typed and JSON paths);
   rosbags must deserialize it and serialize it back to the same bytes.
 
-Types: every generated type rosbags' stock store knows, plus the hand-written
-`.srv`/`.action` parts, which rosbags' stores lack. Those are registered into
-the rosbags store from the bundled `.srv`/`.action` text (parsed by rosbags)
+Types: every generated type rosbags' stock store knows, plus the `.srv`/
+`.action` parts and the vendored packages (test_msgs, example_interfaces:
+scripts/vendor_interfaces.sh), which rosbags' stores lack. Those are
+registered into the rosbags store from the bundled text (parsed by rosbags)
 and, for the derived action messages, from the rosidl conventions, so they
 are checked against rosbags' serializer too. `test_type_sets` asserts that the
-stock store lacks exactly those parts.
+stock store lacks exactly those.
 
 The Rust side is one long-lived `hibari-crosscheck` process speaking one JSON
 object per line; each distro's requests go in one batch. The binary is taken
@@ -30,7 +31,8 @@ from `HIBARI_CROSSCHECK_BIN`, else `<repo>/target/release/hibari-crosscheck`.
 rosbags caveats (interop.md §1.11) and how they are handled: it does not
 enforce bounds, so the generators here respect `string<=N` and `T[<=N]`
 themselves (hibari refuses out-of-bound values on write); it has no
-wstring (no bundled type uses one); its RIHS01 for `char` is wrong, which
+wstring, so the vendored types with wstring fields (test_msgs/msg/WStrings,
+example_interfaces/msg/WString) are not cross-checked; its RIHS01 for `char` is wrong, which
 does not affect bytes. NaN is not generated: its payload bits are not
 guaranteed to survive rosbridge JSON (`null`).
 """
@@ -41,6 +43,7 @@ import json
 import math
 import os
 import random
+import re
 import struct
 import subprocess
 import zlib
@@ -141,29 +144,56 @@ def hand_written_parts(distro: str) -> Typesdict:
     return typs
 
 
+VENDORED_MARK = '# Copied by scripts/vendor_interfaces.sh'
+WSTRING = re.compile(r'^\s*wstring\b', re.MULTILINE)
+
+
+def vendored_msgs(distro: str) -> tuple[Typesdict, frozenset[str]]:
+    """The `.msg` types of the vendored packages (scripts/vendor_interfaces.sh),
+    which rosbags' stores lack, parsed by rosbags from the bundled text; and
+    those left out because they have `wstring` fields, which rosbags cannot
+    represent (it reads `wstring` as a message name)."""
+    typs: Typesdict = {}
+    unsupported: set[str] = set()
+    for path in sorted((INTERFACES / distro).glob('*/msg/*.msg')):
+        text = path.read_text()
+        if not text.startswith(VENDORED_MARK):
+            continue
+        name = f'{path.parts[-3]}/msg/{path.stem}'
+        if WSTRING.search(text):
+            unsupported.add(name)
+        else:
+            typs |= get_types_from_msg(text, name)
+    return typs, frozenset(unsupported)
+
+
 @dataclass(frozen=True)
 class DistroTypes:
     """rosbags' view of one distro."""
 
     stock: frozenset[str]  # what the stock rosbags store knows
     parts: frozenset[str]  # hand-written srv/action parts registered on top
+    vendored: frozenset[str]  # vendored messages registered on top
+    unchecked: frozenset[str]  # vendored messages rosbags cannot represent
     bundled_msgs: frozenset[str]  # the bundled `.msg` files of the distro
-    store: Typestore  # stock + parts
+    store: Typestore  # stock + parts + vendored
 
     @property
     def checked(self) -> list[str]:
         """The types cross-checked: bundled and known to the (extended) store."""
-        return sorted((self.bundled_msgs & self.stock) | self.parts)
+        return sorted((self.bundled_msgs & self.stock) | self.parts | self.vendored)
 
 
 def load_distro(distro: str) -> DistroTypes:
     store = get_typestore(STORES[distro])
     stock = frozenset(store.fielddefs)
     parts = hand_written_parts(distro)
-    store.register(parts)
+    vendored, unchecked = vendored_msgs(distro)
+    store.register(vendored | parts)
     root = INTERFACES / distro
     msgs = frozenset(f'{p.parts[-3]}/msg/{p.stem}' for p in root.glob('*/msg/*.msg'))
-    return DistroTypes(stock=stock, parts=frozenset(parts), bundled_msgs=msgs, store=store)
+    return DistroTypes(stock=stock, parts=frozenset(parts), vendored=frozenset(vendored),
+                       unchecked=unchecked, bundled_msgs=msgs, store=store)
 
 
 DISTROS: dict[str, DistroTypes] = {d: load_distro(d) for d in STORES}
@@ -426,9 +456,10 @@ def test_type_sets(distro: str, crosscheck: Crosscheck) -> None:
         f'TYPE_NAMES differs from the bundled files: extra {sorted(ours - dt.bundled_msgs - dt.parts)}, '
         f'missing {sorted((dt.bundled_msgs | dt.parts) - ours)}'
     )
-    assert only_ours == dt.parts, (
-        f'types hibari has and rosbags lacks must be the hand-written srv/action parts: '
-        f'unexpected {sorted(only_ours - dt.parts)}, missing {sorted(dt.parts - only_ours)}'
+    beyond = dt.parts | dt.vendored | dt.unchecked
+    assert only_ours == beyond, (
+        f'types hibari has and rosbags lacks must be the srv/action parts and the vendored packages: '
+        f'unexpected {sorted(only_ours - beyond)}, missing {sorted(beyond - only_ours)}'
     )
     # rosbags also ships packages hibari deliberately leaves out (scripts/
     # gen_interfaces.py PACKAGE_SOURCES), but a bundled package must be whole.

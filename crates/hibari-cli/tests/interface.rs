@@ -212,10 +212,13 @@ fn show_does_not_print_hibari_provenance_notes_as_if_they_were_ros_comments() {
         "sensor_msgs/msg/Image",
         "std_srvs/srv/SetBool",
         "tf2_msgs/action/LookupTransform",
+        "example_interfaces/action/Fibonacci",
     ] {
         let text = show(&[ty]);
         assert!(
-            !text.contains("gen_interfaces.py") && !text.contains("Written by hand"),
+            !text.contains("gen_interfaces.py")
+                && !text.contains("Written by hand")
+                && !text.contains("vendor_interfaces.sh"),
             "{ty}:\n{text}"
         );
     }

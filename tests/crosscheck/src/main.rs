@@ -320,6 +320,9 @@ mod tests {
     #[test]
     fn every_type_round_trips_its_own_random_instances() {
         for distro in Distro::ALL {
+            // Dynamic values have no wstring (hibari_dynamic refuses it): the
+            // vendored types with wstring fields are the only ones left out.
+            let mut without_wstring = Vec::new();
             for name in type_names(distro) {
                 for seed in 0..3u64 {
                     let base = json!({ "distro": distro.as_str(), "type": name });
@@ -327,6 +330,13 @@ mod tests {
                     req["op"] = "random".into();
                     req["seed"] = seed.into();
                     let reply = handle(&req);
+                    if reply["error"]
+                        .as_str()
+                        .is_some_and(|e| e.ends_with("wstring is not supported"))
+                    {
+                        without_wstring.push(name.to_string());
+                        break;
+                    }
                     let hex = reply["hex"]
                         .as_str()
                         .unwrap_or_else(|| panic!("{req}: {reply}"));
@@ -340,6 +350,11 @@ mod tests {
                     assert_eq!(reply["view_matches"], true, "{name} seed {seed}");
                 }
             }
+            assert_eq!(
+                without_wstring,
+                ["example_interfaces/msg/WString", "test_msgs/msg/WStrings"],
+                "{distro:?}"
+            );
         }
     }
 
