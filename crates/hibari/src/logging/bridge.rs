@@ -2,6 +2,9 @@
 //! [`forward_log_records`], and every `log::info!` (and, with the `tracing`
 //! crate's `log` feature, every `tracing` event while no tracing subscriber
 //! is installed) is written as a ROS 2 record — console line and `/rosout`.
+//! [`TracingLayer`](super::TracingLayer) does the same for `tracing` events
+//! with a subscriber installed, sharing the target naming and the guard
+//! against records looping back.
 
 use std::cell::Cell;
 
@@ -38,14 +41,37 @@ fn severity(level: log::Level) -> Severity {
     }
 }
 
-impl Bridge {
-    /// The logger of a record's target: `base.my_crate.camera` for
-    /// `my_crate::camera`.
-    fn child(&self, target: &str) -> Logger {
-        match target {
-            "" => self.logger.clone(),
-            t => self.logger.get_child(&t.replace("::", ".")),
+/// Marks this thread as writing a bridged record, while it lives; `None`
+/// when it already is (the record being written raised another one).
+pub(super) struct Writing(());
+
+impl Writing {
+    pub(super) fn enter() -> Option<Writing> {
+        if WRITING.with(|w| w.replace(true)) {
+            return None;
         }
+        Some(Writing(()))
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        WRITING.with(|w| w.set(false));
+    }
+}
+
+/// The logger of a record's target: `base.my_crate.camera` for
+/// `my_crate::camera`.
+pub(super) fn child_for_target(base: &Logger, target: &str) -> Logger {
+    match target {
+        "" => base.clone(),
+        t => base.get_child(&t.replace("::", ".")),
+    }
+}
+
+impl Bridge {
+    fn child(&self, target: &str) -> Logger {
+        child_for_target(&self.logger, target)
     }
 }
 
@@ -56,22 +82,20 @@ impl log::Log for Bridge {
     }
 
     fn log(&self, record: &log::Record<'_>) {
-        if WRITING.with(Cell::get) {
-            return;
-        }
         let logger = self.child(record.target());
         let s = severity(record.level());
         if !logger.is_enabled_for(s) {
             return;
         }
-        WRITING.with(|w| w.set(true));
+        let Some(_writing) = Writing::enter() else {
+            return;
+        };
         let at = Location {
             file: record.file().unwrap_or(""),
             function: record.module_path().unwrap_or(""),
             line: record.line().unwrap_or(0),
         };
         logger.log_at(s, at, *record.args());
-        WRITING.with(|w| w.set(false));
     }
 
     fn flush(&self) {}

@@ -21,8 +21,9 @@
 //! `hibari::error!(logger, skip_first; "...")` — rclcpp's `RCLCPP_INFO`,
 //! `_ONCE`, `_THROTTLE` and `_SKIPFIRST`.
 //!
-//! Records of the `log` crate (and of `tracing`, through its `log`
-//! feature) reach the same sink once [`forward_log_records`] is called.
+//! Records of the `log` crate reach the same sink once
+//! [`forward_log_records`] is called, and `tracing` events once a
+//! [`TracingLayer`] is added to the tracing subscriber (feature `tracing`).
 
 mod bridge;
 mod config;
@@ -30,11 +31,15 @@ mod console;
 mod logger;
 #[macro_use]
 mod macros;
+#[cfg(feature = "tracing")]
+mod tracing_layer;
 
 pub use bridge::{forward_log_records, LogBridgeError};
 pub(crate) use config::LogConfig;
 pub use config::LogOptionsError;
 pub use logger::{get_logger, CallSite, Location, Logger};
+#[cfg(feature = "tracing")]
+pub use tracing_layer::TracingLayer;
 
 /// A record's importance (rcutils' levels; the `level` of
 /// `rcl_interfaces/msg/Log`).
