@@ -207,20 +207,23 @@ impl<C: ActionCodec> ActionClientOf<C> {
     }
 }
 
+fn cancel_request(id: GoalId, stamp: Time) -> CancelGoal_Request {
+    CancelGoal_Request {
+        goal_info: GoalInfo {
+            goal_id: UUID { uuid: id },
+            stamp,
+        },
+    }
+}
+
 fn cancel<C: ActionCodec>(
     core: &ClientCore<C>,
     id: GoalId,
     stamp: Time,
     timeout: Duration,
 ) -> Result<CancelGoal_Response, CancelGoalError> {
-    let request = CancelGoal_Request {
-        goal_info: GoalInfo {
-            goal_id: UUID { uuid: id },
-            stamp,
-        },
-    };
     core.cancel
-        .call(request, timeout)
+        .call(cancel_request(id, stamp), timeout)
         .map_err(CancelGoalError::Call)
 }
 
@@ -318,6 +321,18 @@ impl<C: ActionCodec> ClientGoalHandleOf<C> {
     /// the cancel was accepted).
     pub fn cancel(&self, timeout: Duration) -> Result<CancelGoal_Response, CancelGoalError> {
         cancel(&self.core, self.id, Time::default(), timeout)
+    }
+
+    /// Asks the server to cancel this goal now; the future resolves to its
+    /// answer (as [`cancel`](Self::cancel), without waiting here).
+    pub fn cancel_async(
+        &self,
+    ) -> impl Future<Output = Result<CancelGoal_Response, CancelGoalError>> + Send + 'static {
+        let call = self
+            .core
+            .cancel
+            .call_async(cancel_request(self.id, Time::default()));
+        async move { call.await.map_err(CancelGoalError::Call) }
     }
 }
 

@@ -114,7 +114,6 @@ impl Node {
             .create_publisher::<GoalStatusArray>(&names.status, status_qos())
             .map_err(ActionServerCreateError::Publisher)?;
         let core = Arc::new(ServerCore::new(codec, name, feedback, status, &options));
-        let qos = QosProfile::services_default();
 
         let weak: Weak<ServerCore<C>> = Arc::downgrade(&core);
         let on_goal = move |request: hibari_transport::CdrBytes, responder: ServiceResponder| {
@@ -154,7 +153,7 @@ impl Node {
             .create_generic_service(
                 &names.send_goal,
                 &part(&type_name, "_SendGoal"),
-                qos,
+                options.service_options(),
                 on_goal,
             )
             .map_err(ActionServerCreateError::Service)?;
@@ -164,7 +163,7 @@ impl Node {
             .create_generic_service(
                 &names.get_result,
                 &part(&type_name, "_GetResult"),
-                qos,
+                options.service_options(),
                 move |request, responder| {
                     if let Some(core) = weak.upgrade() {
                         core.on_get_result(&request.bytes().to_cow(), responder);
@@ -177,7 +176,7 @@ impl Node {
         let cancel_service = self
             .create_service::<CancelGoal, _>(
                 &names.cancel_goal,
-                QosProfile::services_default(),
+                options.service_options(),
                 move |request: CancelGoal_Request| match weak.upgrade() {
                     Some(core) => core.on_cancel(request, &mut cancel),
                     None => Default::default(),

@@ -21,8 +21,8 @@ use crate::msg::action_msgs::srv::CancelGoal;
 use crate::msg::builtin_interfaces::msg::Time;
 use crate::msg::unique_identifier_msgs::msg::UUID;
 use crate::{
-    GenericServiceServer, NameError, Publisher, PublisherCreateError, Serialized,
-    ServiceCreateError, ServiceResponder, ServiceServer,
+    CallbackGroup, GenericServiceServer, NameError, Publisher, PublisherCreateError, QosProfile,
+    Serialized, ServiceCreateError, ServiceOptions, ServiceResponder, ServiceServer,
 };
 
 mod requests;
@@ -49,12 +49,14 @@ pub enum ActionServerCreateError {
 #[derive(Clone, Debug)]
 pub struct ActionServerOptions {
     pub(crate) result_timeout: Duration,
+    pub(crate) group: Option<CallbackGroup>,
 }
 
 impl Default for ActionServerOptions {
     fn default() -> Self {
         ActionServerOptions {
             result_timeout: Duration::from_secs(15 * 60),
+            group: None,
         }
     }
 }
@@ -70,6 +72,22 @@ impl ActionServerOptions {
     pub fn result_timeout(mut self, timeout: Duration) -> Self {
         self.result_timeout = timeout;
         self
+    }
+
+    /// The group the goal, cancel and result callbacks run in (default: the
+    /// node's).
+    pub fn callback_group(mut self, group: &CallbackGroup) -> Self {
+        self.group = Some(group.clone());
+        self
+    }
+
+    /// The options of the server's three services.
+    pub(crate) fn service_options(&self) -> ServiceOptions {
+        let options = ServiceOptions::new(QosProfile::services_default());
+        match &self.group {
+            Some(group) => options.callback_group(group),
+            None => options,
+        }
     }
 }
 
