@@ -27,7 +27,8 @@ def hibari_imports(source: str) -> str:
         if line == "import rclpy":
             line = "import hibari as rclpy"
         line = line.replace("from rclpy.", "from hibari.")
-        line = re.sub(r"^from (\w+_msgs|rcl_interfaces)\.msg import", r"from hibari.msg.\1.msg import", line)
+        line = re.sub(r"^from (\w+_msgs|rcl_interfaces)\.(msg|srv|action) import",
+                      r"from hibari.msg.\1.\2 import", line)
         out.append(line)
     return "\n".join(out) + "\n"
 
@@ -70,4 +71,27 @@ def test_the_lifecycle_talker_runs_the_same_under_rclpy_and_hibari(
     under_rclpy, under_hibari = both("lifecycle_talker.py", [], domain, tmp_path)
     assert "heard ['Lifecycle HelloWorld #4', 'Lifecycle HelloWorld #5', " \
         "'Lifecycle HelloWorld #6']" in under_rclpy, under_rclpy
+    assert under_hibari == under_rclpy
+
+
+def test_the_tutorial_action_server_and_client_run_the_same_under_rclpy_and_hibari(
+        domain: int, tmp_path: Path) -> None:
+    under_rclpy, under_hibari = both("fibonacci_action.py", [], domain, tmp_path)
+    result = "[INFO] [T] [fibonacci_action_client]: Result: [0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55]"
+    assert result in under_rclpy, under_rclpy
+    assert under_rclpy.count("[INFO] [T] [fibonacci_action_server]: Executing goal...") == 1, under_rclpy
+    assert sum("Received feedback" in x for x in under_rclpy) == 9, under_rclpy
+    # Each node's lines come in its own order; the server's and the client's
+    # interleave as their threads run, under rclpy as under hibari.
+    for node in ("fibonacci_action_server", "fibonacci_action_client"):
+        assert [x for x in under_hibari if node in x] == [x for x in under_rclpy if node in x]
+    assert sorted(under_hibari) == sorted(under_rclpy)
+
+
+def test_the_logging_demo_runs_the_same_under_rclpy_and_hibari(domain: int, tmp_path: Path) -> None:
+    args = ["--ros-args", "--log-level", "logging_demo:=info"]
+    under_rclpy, under_hibari = both("logging_demo.py", args, domain, tmp_path)
+    assert "[INFO] [T] [logging_demo]: tick once" in under_rclpy, under_rclpy
+    assert "[DEBUG] [T] [logging_demo]: debug shown after set_level(DEBUG)" in under_rclpy, under_rclpy
+    assert "[INFO] [T] [logging_demo.child]: from the child logger" in under_rclpy, under_rclpy
     assert under_hibari == under_rclpy

@@ -196,3 +196,96 @@ def test_an_rclpy_clock_publisher_drives_a_hibari_python_nodes_sim_time(domain: 
     finally:
         peer.kill()
         ctx.shutdown()
+
+
+def test_rclpys_action_client_drives_a_hibari_python_action_server(domain: int) -> None:
+    from hibari.action import ActionServer, CancelResponse
+    from hibari.msg.test_msgs.action import Fibonacci  # type: ignore[import-not-found]
+
+    ctx = hibari.Context([], domain_id=domain)
+    node = hibari.Node("hibari_py_fib_server", context=ctx)
+    action = f"/py_fibonacci_{os.getpid()}"
+
+    def execute(goal_handle: "object") -> "object":
+        sequence = [0, 1]
+        for i in range(1, goal_handle.request.order):  # type: ignore[attr-defined]
+            if goal_handle.is_cancel_requested:  # type: ignore[attr-defined]
+                goal_handle.canceled()  # type: ignore[attr-defined]
+                return Fibonacci.Result(sequence=sequence)
+            sequence.append(sequence[i] + sequence[i - 1])
+            goal_handle.publish_feedback(Fibonacci.Feedback(sequence=sequence))  # type: ignore[attr-defined]
+            time.sleep(0.1)
+        goal_handle.succeed()  # type: ignore[attr-defined]
+        return Fibonacci.Result(sequence=sequence)
+
+    ActionServer(node, Fibonacci, action, execute, cancel_callback=lambda _: CancelResponse.ACCEPT)
+    executor = hibari.SingleThreadedExecutor()
+    executor.add_node(node)
+    client = Rclpy("fib_client", "rclpy_fib_client", action)
+    try:
+        lines: List[str] = []
+
+        def finished() -> bool:
+            try:
+                lines.append(client.lines.get_nowait())
+            except queue.Empty:
+                pass
+            return sum(x.startswith("result ") for x in lines) == 2
+
+        # rclpy's lines come with no event for the executor: spin in short slices.
+        deadline = time.monotonic() + DISCOVERY
+        while not finished():
+            assert time.monotonic() < deadline, lines
+            executor.spin_once(timeout_sec=0.05)
+    finally:
+        client.kill()
+        ctx.shutdown()
+    feedback = [x for x in lines if x.startswith("feedback ")]
+    assert feedback[:4] == ["feedback [0, 1, 1]", "feedback [0, 1, 1, 2]", "feedback [0, 1, 1, 2, 3]",
+                            "feedback [0, 1, 1, 2, 3, 5]"], lines
+    assert "result SUCCEEDED [0, 1, 1, 2, 3, 5]" in lines
+    assert "cancel 0" in lines
+    canceled = next(x for x in lines if x.startswith("result CANCELED "))
+    assert 2 <= len(canceled.split(",")) < 50, canceled
+
+
+def test_a_hibari_python_action_client_drives_an_rclpy_action_server(domain: int) -> None:
+    from hibari.action import ActionClient
+    from hibari.msg.test_msgs.action import Fibonacci  # type: ignore[import-not-found]
+
+    ctx = hibari.Context([], domain_id=domain)
+    node = hibari.Node("hibari_py_fib_client", context=ctx)
+    action = f"/rclpy_fibonacci_{os.getpid()}"
+    executor = hibari.SingleThreadedExecutor()
+    executor.add_node(node)
+    server = Rclpy("fib_server", "rclpy_fib_server", action)
+    try:
+        server.expect("ready")
+        client = ActionClient(node, Fibonacci, action)
+        assert client.wait_for_server(DISCOVERY), "rclpy's action server"
+        feedback: List[List[int]] = []
+        sent = client.send_goal_async(Fibonacci.Goal(order=5),
+                                      feedback_callback=lambda f: feedback.append(list(f.feedback.sequence)))
+        executor.spin_until_future_complete(sent, DISCOVERY)
+        handle = sent.result()
+        assert handle.accepted
+        result = handle.get_result_async()
+        executor.spin_until_future_complete(result, DISCOVERY)
+        assert result.result().status == 4
+        assert list(result.result().result.sequence) == [0, 1, 1, 2, 3, 5]
+        assert spin_until(executor, lambda: len(feedback) == 4, DISCOVERY), feedback
+        assert feedback[-1] == [0, 1, 1, 2, 3, 5]
+
+        first = hibari.Future()
+        sent = client.send_goal_async(Fibonacci.Goal(order=50),
+                                      feedback_callback=lambda f: first.set_result(True))
+        executor.spin_until_future_complete(sent, DISCOVERY)
+        handle = sent.result()
+        executor.spin_until_future_complete(first, DISCOVERY)
+        answer = handle.cancel_goal(timeout_sec=DISCOVERY)
+        assert answer.return_code == 0
+        ended = handle.get_result(timeout_sec=DISCOVERY)
+        assert ended.status == 5 and 2 <= len(ended.result.sequence) < 50
+    finally:
+        server.kill()
+        ctx.shutdown()

@@ -8,15 +8,17 @@
 //!   numpy arrays over the received bytes ([`view`]); published numpy
 //!   arrays are copied once, into the message's buffer, without the GIL.
 //! - The runtime is hibari's: contexts, nodes, generic (run-time typed)
-//!   publishers, subscriptions, services and clients, timers, guard
-//!   conditions and executors ([`runtime`], [`endpoints`], [`services`],
-//!   [`executor`]), plus queues for asyncio ([`aio`]). Waits release the
+//!   publishers, subscriptions, services and clients, action servers and
+//!   clients, timers, guard conditions and executors ([`runtime`],
+//!   [`endpoints`], [`services`], [`action`], [`executor`]), plus queues for
+//!   asyncio ([`aio`]). Waits release the
 //!   GIL; callbacks hold it only while they run.
 //!
 //! The Python package (`hibari/__init__.py`) is the public face; the names
 //! here are not an API of their own.
 
 #![forbid(unsafe_code)]
+mod action;
 mod aio;
 mod arrays;
 mod clock;
@@ -31,6 +33,7 @@ mod loans;
 mod local;
 mod logging;
 mod parameters;
+mod pending;
 mod pieces;
 mod qos;
 mod runtime;
@@ -98,7 +101,11 @@ fn _hibari(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<endpoints::GuardCondition>()?;
     m.add_class::<services::Service>()?;
     m.add_class::<services::Client>()?;
-    m.add_class::<services::PendingCall>()?;
+    m.add_class::<pending::PendingCall>()?;
+    m.add_class::<action::server::ActionServer>()?;
+    m.add_class::<action::server::ServerGoal>()?;
+    m.add_class::<action::client::ActionClient>()?;
+    m.add_class::<action::client::ClientGoal>()?;
     m.add_class::<executor::Executor>()?;
     m.add_class::<executor::CallbackGroup>()?;
     m.add_class::<aio::AsyncSubscription>()?;

@@ -330,7 +330,7 @@ impl Node {
 
 impl Node {
     /// `group`'s hibari group, or the node's default one.
-    fn group(&self, group: Option<&CallbackGroup>) -> hibari::CallbackGroup {
+    pub(crate) fn group(&self, group: Option<&CallbackGroup>) -> hibari::CallbackGroup {
         group.map_or_else(|| self.inner.default_callback_group(), |g| g.inner.clone())
     }
 }

@@ -5,31 +5,25 @@
 //! and returns the response to send, as in rclpy.
 //!
 //! A client needs no executor: its replies are sorted as they arrive, on
-//! the thread that delivers them, and a call's completion runs there too —
-//! it decodes the response and calls the `on_done(ok, value)` function the
-//! Python `Future` gave, attached to the interpreter only for that. Blocking
-//! calls wait in Python on the future (with the GIL released).
+//! the thread that delivers them, and a call's completion runs there too
+//! ([`pending`](crate::pending)): it decodes the response and completes the
+//! Python `Future`. Blocking calls wait in Python on the future (with the
+//! GIL released).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::task::{Context as TaskContext, Poll, Wake, Waker};
+use std::sync::Arc;
 use std::time::Instant;
 
-use hibari::{CdrBytes, GenericClient, GenericResponseFuture, QosProfile, ServiceResponder};
+use hibari::{CdrBytes, GenericClient, QosProfile, ServiceResponder};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::decode::decode;
 use crate::endpoints::to_cdr;
 use crate::errors::{call_error, value_error, Reporter};
+use crate::pending::{self, Finish, PendingCall};
 use crate::runtime::timeout;
 use crate::schema::{schema, Schema};
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// The request and response schemas of the service type `type_name`.
 fn parts(py: Python<'_>, type_name: &str) -> PyResult<(Arc<Schema>, Arc<Schema>)> {
@@ -199,86 +193,15 @@ impl Client {
     ) -> PyResult<PendingCall> {
         let bytes = to_cdr(py, request, &self.request)?;
         let client = &self.inner;
-        let future = py.detach(|| client.call_async(bytes));
-        let state = Arc::new(CallState {
-            future: Mutex::new(Some(future)),
-            on_done: Mutex::new(Some(on_done)),
-            response: self.response.clone(),
-        });
-        poll(&state);
-        Ok(PendingCall { state })
-    }
-}
-
-/// A call in flight: the Rust future of the reply and the Python function
-/// to complete.
-struct CallState {
-    future: Mutex<Option<GenericResponseFuture>>,
-    on_done: Mutex<Option<Py<PyAny>>>,
-    response: Arc<Schema>,
-}
-
-/// Wakes a call: polls it again (the reply came, or the call failed).
-struct CallWake(Weak<CallState>);
-
-impl Wake for CallWake {
-    fn wake(self: Arc<Self>) {
-        if let Some(state) = self.0.upgrade() {
-            poll(&state);
-        }
-    }
-}
-
-/// Polls the call; when it is over, decodes and completes the Python side.
-fn poll(state: &Arc<CallState>) {
-    let outcome = {
-        let mut slot = lock(&state.future);
-        let Some(future) = slot.as_mut() else {
-            return;
+        let call = py.detach(|| client.call_async(bytes));
+        let response = self.response.clone();
+        let future = async move {
+            let outcome = call.await;
+            Box::new(move |py: Python<'_>| {
+                let bytes = outcome.map_err(call_error)?;
+                Ok(decode(py, &response, &bytes)?.unbind())
+            }) as Finish
         };
-        let waker = Waker::from(Arc::new(CallWake(Arc::downgrade(state))));
-        match Pin::new(future).poll(&mut TaskContext::from_waker(&waker)) {
-            Poll::Pending => return,
-            Poll::Ready(outcome) => {
-                *slot = None;
-                outcome
-            }
-        }
-    };
-    let Some(on_done) = lock(&state.on_done).take() else {
-        return;
-    };
-    Python::attach(|py| {
-        let (ok, value) = match outcome
-            .map_err(call_error)
-            .and_then(|b| decode(py, &state.response, &b))
-        {
-            Ok(message) => (true, message.unbind()),
-            Err(e) => (false, e.into_value(py).into_any()),
-        };
-        if let Err(e) = on_done.call1(py, (ok, value)) {
-            e.write_unraisable(py, None);
-        }
-    });
-}
-
-/// The handle of a call in flight.
-#[pyclass(frozen, module = "hibari._hibari")]
-pub struct PendingCall {
-    state: Arc<CallState>,
-}
-
-#[pymethods]
-impl PendingCall {
-    /// Forgets the request: a late reply is dropped, `on_done` is not called.
-    fn cancel(&self) {
-        let future = lock(&self.state.future).take();
-        let on_done = lock(&self.state.on_done).take();
-        drop((future, on_done));
-    }
-
-    /// Whether the call is over (answered, failed or canceled).
-    fn done(&self) -> bool {
-        lock(&self.state.future).is_none()
+        Ok(pending::start(future, on_done))
     }
 }
