@@ -21,6 +21,7 @@ __all__ = [
     "ParameterUninitializedException",
     "NotInitializedException",
     "ROSInterruptException",
+    "InvalidHandle",
 ]
 
 
@@ -71,3 +72,7 @@ class ROSInterruptException(Exception):
 
     def __init__(self, *args: object) -> None:
         Exception.__init__(self, "hibari.shutdown() has been called", *args)
+
+
+class InvalidHandle(Exception):
+    """An object was used after it was destroyed (a node after ``destroy_node``)."""

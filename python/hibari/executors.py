@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, List, Optional
 
 from . import _hibari
@@ -71,6 +72,7 @@ class Executor:
                 return False
             self._inner.add_node(node._inner)
             self._nodes.append(node)
+            node._executor = weakref.ref(self)
             return True
 
     def remove_node(self, node: "Node") -> None:
@@ -78,6 +80,7 @@ class Executor:
             if node in self._nodes:
                 self._inner.remove_node(node._inner)
                 self._nodes.remove(node)
+                node._executor = None
 
     def get_nodes(self) -> List["Node"]:
         return list(self._nodes)

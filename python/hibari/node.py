@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import weakref
 from typing import Any, Callable, List, Optional, Tuple
 
 from . import _hibari
@@ -78,6 +79,20 @@ def _group(group: Any, node: "Node") -> Any:
     return group._for(node)
 
 
+class _Destroyed:
+    """What a destroyed node's handles become: any use raises ``InvalidHandle``."""
+
+    __slots__ = ("_what",)
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+
+    def __getattr__(self, name: str) -> Any:
+        from .exceptions import InvalidHandle
+
+        raise InvalidHandle(f"{self._what} was destroyed")
+
+
 def _type_name(cls: Any, what: str) -> str:
     name = getattr(cls, "_type", None)
     if not isinstance(name, str) or not name:
@@ -129,6 +144,8 @@ class Node(ParameterMixin):
                                    start_parameter_services)
         self._init_parameters(allow_undeclared_parameters)
         self._entities: List[Any] = []
+        # The executor that has the node (set by Executor.add_node).
+        self._executor: Optional["weakref.ref[Any]"] = None
         self._logger = RcutilsLogger(_hibari.Logger(self._inner))
         self._clock = Clock._wrap(_hibari.Clock.of_node(self._inner))
         self._default_group = MutuallyExclusiveCallbackGroup()
@@ -147,6 +164,11 @@ class Node(ParameterMixin):
         return ReentrantCallbackGroup() if reentrant else MutuallyExclusiveCallbackGroup()
 
     # --- names -------------------------------------------------------------
+    @property
+    def executor(self) -> Any:
+        """The executor that has the node (None if none has it)."""
+        return self._executor() if self._executor is not None else None
+
     @property
     def context(self) -> Context:
         return self._context
@@ -259,8 +281,19 @@ class Node(ParameterMixin):
     destroy_client = _destroy
 
     def destroy_node(self) -> None:
-        """Drops every entity of the node."""
+        """Destroys the node, as rclpy does: its entities go, it leaves the
+        executor that has it, and it leaves the graph with its parameter
+        services, its ``/rosout`` publisher and its ``/clock`` reader. Using
+        it afterwards raises ``InvalidHandle``; a second call does nothing."""
+        if isinstance(self._inner, _Destroyed):
+            return
+        executor = self._executor() if self._executor is not None else None
+        if executor is not None:
+            executor.remove_node(self)
+        gone = _Destroyed(f"the node {self.get_fully_qualified_name()}")
         self._entities.clear()
+        self._inner = gone
+        self._params = gone
 
     # --- graph -------------------------------------------------------------
     def count_publishers(self, topic_name: str) -> int:

@@ -149,7 +149,15 @@ class LifecycleNode(_Node):
             node = me()
             return 2 if node is None else node._dispatch(name, previous_id)
 
-        self._lifecycle = _hibari.Lifecycle(self._inner, dispatch)
+        self._lifecycle: Any = _hibari.Lifecycle(self._inner, dispatch)
+
+    def destroy_node(self) -> None:
+        """Destroys the node (see ``Node.destroy_node``) and its state machine."""
+        from ..node import _Destroyed
+
+        if not isinstance(self._lifecycle, _Destroyed):
+            self._lifecycle = _Destroyed(f"the lifecycle node {self.get_fully_qualified_name()}")
+        super().destroy_node()
 
     # --- what the Rust state machine calls ---------------------------------
     def _dispatch(self, name: str, previous_id: int) -> int:
