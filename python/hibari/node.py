@@ -235,11 +235,16 @@ class Node(ParameterMixin):
         return self._keep(AsyncSubscription(inner, msg_type, with_info))
 
     def create_timer(self, timer_period_sec: float, callback: Callable[[], Any],
-                     callback_group: Any = None, **_: Any) -> Any:
+                     callback_group: Any = None, clock: Optional[Clock] = None,
+                     **_: Any) -> Any:
         """A timer calling ``callback()`` every ``timer_period_sec`` seconds,
-        in ``callback_group`` (default: the node's)."""
+        in ``callback_group`` (default: the node's), on ``clock`` (default:
+        the node's: simulated time while ``use_sim_time`` is true). A ROS
+        clock is followed through its override; a system or steady clock
+        gives a steady schedule."""
+        inner_clock = None if clock is None else clock._inner
         return self._keep(self._inner.create_timer(float(timer_period_sec), callback,
-                                                   self._group_of(callback_group)))
+                                                   self._group_of(callback_group), inner_clock))
 
     def create_guard_condition(self, callback: Callable[[], Any], callback_group: Any = None) -> Any:
         """A guard condition: ``trigger()`` it (from any thread) to have the

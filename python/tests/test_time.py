@@ -151,3 +151,17 @@ def test_a_rate_on_sim_time_waits_for_clock(context: hibari.Context) -> None:
     assert len(errors) == 1 and isinstance(errors[0], ROSInterruptException)
     with pytest.raises(ValueError):
         node.create_rate(0)
+
+
+def test_a_timer_on_a_steady_clock_fires_while_simulated_time_stands_still(
+        context: hibari.Context) -> None:
+    node = hibari.Node("sim_steady", context=context,
+                       parameter_overrides=[Parameter("use_sim_time", value=True)])
+    on_sim: List[int] = []
+    on_steady: List[int] = []
+    node.create_timer(0.01, lambda: on_sim.append(1))
+    node.create_timer(0.01, lambda: on_steady.append(1), clock=Clock(clock_type=ClockType.STEADY_TIME))
+    executor = hibari.SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    assert spin_until(executor, lambda: len(on_steady) >= 3)
+    assert on_sim == []  # no /clock: simulated time stands at 0

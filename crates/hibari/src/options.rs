@@ -235,26 +235,39 @@ impl From<QosProfile> for ClientOptions {
     }
 }
 
-/// How to create a timer: its period and the callback group its callback
-/// runs in (rclcpp's `period` and `group` arguments of `create_wall_timer`).
+/// How to create a timer: its period, the callback group its callback
+/// runs in, and (for `create_timer`) the clock it runs on (rclcpp's
+/// `period`, `group` and `clock` arguments).
 #[derive(Clone, Debug)]
 pub struct TimerOptions {
     pub(crate) period: Duration,
     pub(crate) group: Option<CallbackGroup>,
+    pub(crate) clock: Option<crate::Clock>,
 }
 
 impl TimerOptions {
-    /// Every `period`, in the node's default group.
+    /// Every `period`, in the node's default group, on the node's clock.
     pub fn new(period: Duration) -> Self {
         TimerOptions {
             period,
             group: None,
+            clock: None,
         }
     }
 
     /// The group the callback runs in (default: the node's).
     pub fn callback_group(mut self, group: &CallbackGroup) -> Self {
         self.group = Some(group.clone());
+        self
+    }
+
+    /// The clock [`Node::create_timer`](crate::Node::create_timer) runs the
+    /// timer on (default: the node's). A ROS-time clock is followed as the
+    /// node's is: on its override while one is active (simulated time), on
+    /// steady time otherwise. A system-time or steady-time clock gives a
+    /// steady schedule. `create_wall_timer` ignores it (always steady).
+    pub fn clock(mut self, clock: &crate::Clock) -> Self {
+        self.clock = Some(clock.clone());
         self
     }
 }

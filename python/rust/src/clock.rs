@@ -45,7 +45,7 @@ fn change_number(c: ClockChange) -> u8 {
 /// A clock of the Rust runtime.
 #[pyclass(frozen, module = "hibari._hibari")]
 pub struct Clock {
-    inner: hibari::Clock,
+    pub(crate) inner: hibari::Clock,
 }
 
 #[pymethods]

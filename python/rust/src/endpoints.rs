@@ -283,12 +283,15 @@ impl Timer {
         period: Duration,
         callback: Py<PyAny>,
         group: &hibari::CallbackGroup,
+        clock: Option<&hibari::Clock>,
         reporter: Reporter,
     ) -> PyResult<Self> {
+        let mut options = TimerOptions::new(period).callback_group(group);
+        if let Some(clock) = clock {
+            options = options.clock(clock);
+        }
         let inner = node
-            .create_timer(TimerOptions::new(period).callback_group(group), move || {
-                call0(&callback, &reporter)
-            })
+            .create_timer(options, move || call0(&callback, &reporter))
             .map_err(value_error)?;
         Ok(Timer { inner })
     }

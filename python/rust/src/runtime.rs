@@ -212,13 +212,15 @@ impl Node {
     }
 
     /// A timer calling `callback()` every `period_sec` seconds, in `group`
-    /// (default: the node's, mutually exclusive).
-    #[pyo3(signature = (period_sec, callback, group = None))]
+    /// (default: the node's, mutually exclusive), on `clock` (default: the
+    /// node's).
+    #[pyo3(signature = (period_sec, callback, group = None, clock = None))]
     fn create_timer(
         &self,
         period_sec: f64,
         callback: Py<PyAny>,
         group: Option<&CallbackGroup>,
+        clock: Option<&crate::clock::Clock>,
     ) -> PyResult<Timer> {
         let group = self.group(group);
         Timer::create(
@@ -226,6 +228,7 @@ impl Node {
             duration(period_sec),
             callback,
             &group,
+            clock.map(|c| &c.inner),
             self.reporter.clone(),
         )
     }

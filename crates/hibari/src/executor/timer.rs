@@ -25,7 +25,7 @@ use crate::context::lock;
 use crate::group::CallbackGroup;
 use crate::node::{lock_callback, Entity, Node, NodeWaker};
 use crate::options::{GuardConditionOptions, TimerOptions};
-use crate::time::Clock;
+use crate::time::{Clock, ClockType};
 
 /// Why a timer could not be created.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -283,15 +283,23 @@ impl Node {
     /// this node every period, the first time one period from now. Without
     /// simulated time it keeps a steady schedule; with `use_sim_time` it
     /// fires on simulated time (see [`crate::time`]). `options` is the
-    /// period ([`Duration`]) or [`TimerOptions`] (the callback group).
+    /// period ([`Duration`]) or [`TimerOptions`] (the callback group, and
+    /// another clock than the node's).
     pub fn create_timer(
         &self,
         options: impl Into<TimerOptions>,
         callback: impl FnMut() + Send + 'static,
     ) -> Result<Timer, TimerCreateError> {
-        let clock = self.get_clock().clone();
+        let mut options = options.into();
+        let clock = options
+            .clock
+            .take()
+            .unwrap_or_else(|| self.get_clock().clone());
+        if clock.clock_type() != ClockType::RosTime {
+            return self.timer(options, None, Box::new(callback));
+        }
         clock.add_waker(&self.inner.waker);
-        self.timer(options.into(), Some(clock), Box::new(callback))
+        self.timer(options, Some(clock), Box::new(callback))
     }
 
     /// rclcpp's `create_wall_timer`: a timer on steady time. As in rclcpp,
@@ -312,7 +320,7 @@ impl Node {
         clock: Option<Clock>,
         callback: Callback,
     ) -> Result<Timer, TimerCreateError> {
-        let TimerOptions { period, group } = options;
+        let TimerOptions { period, group, .. } = options;
         let group = group.unwrap_or_else(|| self.default_callback_group());
         if period.is_zero() {
             return Err(TimerCreateError::ZeroPeriod);
