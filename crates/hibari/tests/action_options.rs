@@ -5,23 +5,18 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hibari::action::{ActionServerOptions, GoalId};
+use hibari::action::ActionServerOptions;
 use hibari::msg::std_msgs::msg::{Int32, String as RosString};
 use hibari::{
-    Action, CallbackGroupType, CancelResponse, Context, GoalResponse, GoalStatus,
-    GuardConditionOptions, MultiThreadedExecutor, SingleThreadedExecutor,
+    CallbackGroupType, Context, GoalStatus, GuardConditionOptions, MultiThreadedExecutor,
+    SingleThreadedExecutor,
 };
 
 const WAIT: Duration = Duration::from_secs(10);
 
-struct Count;
-
-impl Action for Count {
-    type Goal = Int32;
-    type Result = RosString;
-    type Feedback = Int32;
-    const TYPE_NAME: &'static str = "hibari_test/action/Count";
-}
+#[path = "support/count.rs"]
+mod count;
+use count::{holding_server, Count};
 
 #[test]
 fn a_server_in_its_own_group_answers_goals_while_the_default_group_is_busy() {
@@ -33,18 +28,7 @@ fn a_server_in_its_own_group_answers_goals_while_the_default_group_is_busy() {
             let group = node.create_callback_group(CallbackGroupType::MutuallyExclusive);
             options = options.callback_group(&group);
         }
-        let (handles, held) = mpsc::channel();
-        let _server = node
-            .create_action_server::<Count>(
-                "count",
-                options,
-                |_: &GoalId, _: &Int32| GoalResponse::AcceptAndExecute,
-                |_: &GoalId| CancelResponse::Accept,
-                move |handle| {
-                    let _ = handles.send(handle);
-                },
-            )
-            .unwrap();
+        let (_server, held) = holding_server(&node, options);
         // A callback of the node's default group that holds it until released.
         let (release, released) = mpsc::channel::<()>();
         let (entered, inside) = mpsc::channel();
@@ -81,18 +65,7 @@ fn a_server_in_its_own_group_answers_goals_while_the_default_group_is_busy() {
 fn cancel_async_resolves_to_the_servers_answer() {
     let context = Context::builder().isolated().create().unwrap();
     let node = context.create_node("canceler").unwrap();
-    let (handles, held) = mpsc::channel();
-    let _server = node
-        .create_action_server::<Count>(
-            "count",
-            ActionServerOptions::default(),
-            |_: &GoalId, _: &Int32| GoalResponse::AcceptAndExecute,
-            |_: &GoalId| CancelResponse::Accept,
-            move |handle| {
-                let _ = handles.send(handle);
-            },
-        )
-        .unwrap();
+    let (_server, held) = holding_server(&node, ActionServerOptions::default());
     let client = node.create_action_client::<Count>("count").unwrap();
     let executor = Arc::new(SingleThreadedExecutor::new());
     executor.add_node(&node).unwrap();

@@ -16,26 +16,19 @@ use hibari::interfaces::{Distro, InterfaceKind, Registry, TypeName};
 use hibari::msg::action_msgs::msg::GoalStatusArray;
 use hibari::msg::std_msgs::msg::{Int32, String as RosString};
 use hibari::{
-    Action, ActionServer, CallError, CancelResponse, Context, GoalResponse, GoalStatus, Node,
-    QosProfile, ServerGoalHandle, SingleThreadedExecutor,
+    ActionServer, CallError, CancelResponse, Context, GoalResponse, GoalStatus, Node, QosProfile,
+    ServerGoalHandle, SingleThreadedExecutor,
 };
 
 #[path = "support/spinner.rs"]
 mod spinner;
 use spinner::Spinner;
+#[path = "support/count.rs"]
+mod count;
+use count::{holding_server, Count};
 
 const CHILD: &str = "HIBARI_TEST_ACTION_CHILD";
 const WAIT: Duration = Duration::from_secs(10);
-
-/// Counts to `goal.data`, one feedback per number, and says so.
-struct Count;
-
-impl Action for Count {
-    type Goal = Int32;
-    type Result = RosString;
-    type Feedback = Int32;
-    const TYPE_NAME: &'static str = "hibari_test/action/Count";
-}
 
 /// The same action, as a definition for generic ends.
 fn registry() -> Arc<Registry> {
@@ -251,29 +244,11 @@ fn a_typed_client_drives_a_generic_server_that_answers_from_another_thread() {
     assert_eq!(result.result.data, "echo Some(4)");
 }
 
-/// A `Count` server on `node` accepting every goal and every cancel, and
-/// handing each goal's handle to the returned channel (nothing executes).
-fn holding_server(node: &Node) -> (ActionServer<Count>, mpsc::Receiver<ServerGoalHandle<Count>>) {
-    let (tx, rx) = mpsc::channel();
-    let server = node
-        .create_action_server::<Count>(
-            "count",
-            ActionServerOptions::default(),
-            |_id: &GoalId, _goal: &Int32| GoalResponse::AcceptAndExecute,
-            |_id: &GoalId| CancelResponse::Accept,
-            move |handle| {
-                let _ = tx.send(handle);
-            },
-        )
-        .unwrap();
-    (server, rx)
-}
-
 #[test]
 fn a_blocking_get_result_ends_with_a_shutdown_error_when_the_context_shuts_down() {
     let context = Context::builder().isolated().create().unwrap();
     let node = context.create_node("both").unwrap();
-    let (_server, handles) = holding_server(&node);
+    let (_server, handles) = holding_server(&node, ActionServerOptions::default());
     let client = node.create_action_client::<Count>("count").unwrap();
     let _spin = Spinner::new(&[&node]);
     assert!(client.wait_for_server(WAIT));
@@ -304,7 +279,7 @@ fn canceling_all_goals_publishes_their_new_status_once() {
     // a full reliable subscriber, which only its own executor empties.
     let server_node = context.create_node("server").unwrap();
     let node = context.create_node("client").unwrap();
-    let (_server, handles) = holding_server(&server_node);
+    let (_server, handles) = holding_server(&server_node, ActionServerOptions::default());
     let client = node.create_action_client::<Count>("count").unwrap();
     let (tx, canceling) = mpsc::channel();
     let qos = QosProfile::default().reliable().keep_last(100);
