@@ -121,8 +121,10 @@ def _wait(future: Future, timeout_sec: Optional[float], what: str) -> Any:
 
 class ActionClient:
     """Sends goals to the action ``action_name`` of type ``action_type``
-    (rclpy's ``ActionClient``). The QoS keywords are accepted for rclpy's
-    sake; the client uses ROS 2's action defaults."""
+    (rclpy's ``ActionClient``). The QoS keywords and ``callback_group`` are
+    accepted for rclpy's sake: the client uses ROS 2's action defaults, and
+    its feedback callbacks run in the node's default group (its answers need
+    no executor at all)."""
 
     def __init__(self, node: "Node", action_type: Any, action_name: str, *,
                  callback_group: Any = None, **_qos: Any) -> None:
