@@ -296,6 +296,9 @@ pub enum DynamicJsonError {
     InvalidDefault { path: FieldPath, reason: String },
     #[error("{path}: messages nest deeper than {limit} levels")]
     TooDeep { path: FieldPath, limit: usize },
+    /// `wstring` has no single interoperable ROS 2 encoding (interop.md §1.4).
+    #[error("{path}: wstring fields cannot be encoded: ROS 2 vendors disagree on their bytes")]
+    WStringUnsupported { path: FieldPath },
 }
 
 has_path!(
@@ -310,7 +313,8 @@ has_path!(
         NulInString,
         NowUnavailable,
         InvalidDefault,
-        TooDeep
+        TooDeep,
+        WStringUnsupported
     },
     DynamicJsonError::Syntax(_)
 );

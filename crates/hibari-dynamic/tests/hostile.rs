@@ -5,8 +5,8 @@ mod common;
 use common::{defs, hex, ty};
 use hibari_cdr::CdrDecodeError;
 use hibari_dynamic::{
-    decode, default_value, encode, DynamicDecodeError, DynamicDefaultError, DynamicEncodeError,
-    Struct, Value, MAX_DEPTH,
+    decode, default_value, encode, from_json, DynamicDecodeError, DynamicDefaultError,
+    DynamicEncodeError, DynamicJsonError, Struct, Value, MAX_DEPTH,
 };
 
 /// (type, a valid encoding) for every small vector.
@@ -184,6 +184,12 @@ fn wstring_fields_are_refused_with_a_clear_error_both_ways() {
     assert!(err.to_string().starts_with("w: wstring"), "{err}");
     let err = decode(&defs, &t, &hex("00 01 00 00 00 00 00 00")).unwrap_err();
     assert!(matches!(err, DynamicDecodeError::WStringUnsupported { .. }));
+    // JSON too, given or defaulted: from_json returns only values that encode.
+    for json in [serde_json::json!({}), serde_json::json!({"w": "hi"})] {
+        let err = from_json(&defs, &t, &json).unwrap_err();
+        assert!(matches!(err, DynamicJsonError::WStringUnsupported { .. }));
+        assert!(err.to_string().starts_with("w: wstring"), "{err}");
+    }
 }
 
 #[test]

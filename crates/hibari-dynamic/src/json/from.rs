@@ -144,6 +144,14 @@ impl<L: TypeLookup + ?Sized> Reader<'_, L> {
         let header = is(def, "std_msgs", "Header");
         let mut s = Struct::with_capacity(def.fields.len());
         for field in &def.fields {
+            // As encode and decode: no single ROS 2 encoding (interop.md §1.4),
+            // so a value holding one could not be encoded.
+            if let BaseType::WString { .. } = field.ty.base {
+                return Err(DynamicJsonError::WStringUnsupported {
+                    path: FieldPath::root(),
+                })
+                .at_field(&field.name);
+            }
             let given = obj
                 .get(&field.name)
                 .or_else(|| alias(def, &field.name).and_then(|a| obj.get(a)));
