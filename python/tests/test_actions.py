@@ -208,6 +208,8 @@ def test_an_async_execute_callback_and_a_deferred_execute(rig: Rig, fib: Any, to
     assert handle.accepted
     assert len(waiting) == 1 and waiting[0].status == 1  # ACCEPTED, not executing
     waiting[0].execute()
+    with pytest.raises(hibari.HibariError, match="cannot go from Executing|the goal has ended"):
+        waiting[0].execute()  # once only, as in rclpy
     response = handle.get_result(timeout_sec=LONG)
     assert response.status == STATUS["SUCCEEDED"] and list(response.result.sequence) == [42]
 

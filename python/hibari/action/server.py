@@ -117,8 +117,11 @@ class ServerGoalHandle:
 
     def execute(self, execute_callback: Optional[Callable[["ServerGoalHandle"], Any]] = None) -> None:
         """Starts executing the goal: ``execute_callback`` (default: the
-        server's) runs on a thread of its own."""
-        if self.status == _ACCEPTED:
+        server's) runs on a thread of its own. As in rclpy, a goal whose
+        cancel was accepted meanwhile runs its callback without becoming
+        EXECUTING (so it can end canceled), and a goal executing already
+        raises ``HibariError``."""
+        if not self.is_cancel_requested:
             self._inner.execute()
         self._server._start(self, execute_callback or self._server._execute_callback)
 
