@@ -37,7 +37,8 @@ step "mypy python/hibari"
 
 step "pytest python/tests"
 mkdir -p "$ROOT/target"
-(cd python && HIBARI_PY_PEER="$CARGO_TARGET_DIR/release/examples/peer" \
+cargo build -p hibari-cli --quiet # the `hibari` command tests/test_cli.py drives
+(cd python && HIBARI_PY_PEER="$CARGO_TARGET_DIR/release/examples/peer" HIBARI_CLI="$CARGO_TARGET_DIR/debug/hibari" \
   "$VENV/bin/python" -m pytest -q -rs tests) 2>&1 | tee "$ROOT/target/pytest-python.log"
 [ "${PIPESTATUS[0]}" -eq 0 ]
 

@@ -1,3 +1,10 @@
+pub mod action;
+pub mod bag;
 pub mod bench;
+pub mod common;
 pub mod demo;
 pub mod interface;
+pub mod node;
+pub mod param;
+pub mod service;
+pub mod topic;

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // each test file uses a different part of this module
 
+pub mod domain;
+
 use std::path::Path;
 
 use assert_cmd::Command;

@@ -55,7 +55,7 @@ impl From<&GraphEndpoint> for TopicEndpointInfo {
 }
 
 /// The service a request or reply topic carries: `rq/a/bRequest` → `/a/b`.
-fn service_of(topic: &str) -> Option<String> {
+pub(super) fn service_of(topic: &str) -> Option<String> {
     let name = topic
         .strip_prefix("rq/")
         .and_then(|t| t.strip_suffix("Request"))
@@ -68,7 +68,7 @@ fn service_of(topic: &str) -> Option<String> {
 }
 
 /// `pkg/srv/Name_Request` → `pkg/srv/Name`.
-fn service_type(type_name: &str) -> String {
+pub(super) fn service_type(type_name: &str) -> String {
     type_name
         .strip_suffix("_Request")
         .or_else(|| type_name.strip_suffix("_Response"))
@@ -76,7 +76,7 @@ fn service_type(type_name: &str) -> String {
         .to_owned()
 }
 
-fn names_and_types<'a>(
+pub(super) fn names_and_types<'a>(
     entries: impl Iterator<Item = (String, &'a str)>,
 ) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();

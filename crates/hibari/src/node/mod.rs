@@ -11,6 +11,7 @@ use std::time::Instant;
 use hibari_transport::{GraphToken, NodeInfo, Notify, Reader, Sample};
 
 pub(crate) mod graph;
+pub(crate) mod graph_by_node;
 pub mod names;
 pub(crate) mod options;
 pub(crate) mod remap;

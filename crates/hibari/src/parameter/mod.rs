@@ -40,11 +40,12 @@ pub use callbacks::ParameterCallbackHandle;
 pub use client::{ParameterClient, ParameterClientError};
 pub use descriptor::{FloatingPointRange, IntegerRange, ParameterDescriptor};
 pub use node_api::DEPTH_RECURSIVE;
-pub use overrides::ParameterOverrideError;
+pub use overrides::{parameters_from_file, ParameterOverrideError};
 pub use services::ParameterServicesError;
 pub(crate) use services::{start_events, start_services};
 pub use store::ParameterOverrides;
 pub use value::{ParameterType, ParameterValue};
+pub use yaml::ParameterValueParseError;
 
 #[cfg(test)]
 mod overrides_tests;

@@ -220,3 +220,18 @@ where
         }
     }
 }
+
+/// The parameters a ROS 2 parameters file (the YAML `--params-file` reads,
+/// and `ros2 param dump` writes) gives the node `fqn` (`/ns/name`): its own
+/// section's and the wildcard sections' (`/**`), the last that applies
+/// winning — what `ros2 param load` sets.
+pub fn parameters_from_file(
+    path: &Path,
+    fqn: &str,
+) -> Result<Vec<super::Parameter>, ParameterOverrideError> {
+    let rules = parse_params_file(path)?;
+    Ok(for_node(&rules, fqn)
+        .into_iter()
+        .map(|(name, value)| super::Parameter::new(name, value))
+        .collect())
+}

@@ -188,3 +188,29 @@ fn array(values: Vec<ParameterValue>) -> Option<ParameterValue> {
         _ => return None,
     })
 }
+
+/// Why [`ParameterValue::from_yaml`] refused a value.
+#[derive(Debug, thiserror::Error)]
+#[error("`{text}` is not a parameter value: {reason}")]
+pub struct ParameterValueParseError {
+    /// The text given.
+    pub text: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl ParameterValue {
+    /// A value written as YAML, typed as rcl types `--ros-args -p` values and
+    /// `ros2 param set` arguments: `true`, `3`, `3.0`, `hello`, `'3'` (a
+    /// string), `[1, 2]` (an integer array). Empty text is the empty string.
+    pub fn from_yaml(text: &str) -> Result<ParameterValue, ParameterValueParseError> {
+        let refuse = |reason: String| ParameterValueParseError {
+            text: text.to_owned(),
+            reason,
+        };
+        match parse_yaml(text).map_err(|(_, reason)| refuse(reason))? {
+            None => Ok(ParameterValue::String(String::new())),
+            Some(node) => to_value(&node).map_err(|(_, reason)| refuse(reason)),
+        }
+    }
+}
