@@ -31,10 +31,8 @@ mod scan;
 mod writer;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Instant;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand, ValueEnum};
 
 #[derive(Args, Debug)]
@@ -173,67 +171,6 @@ pub fn run(args: BagArgs) -> Result<()> {
         BagCommand::Info(a) => info::run(a),
         BagCommand::Reindex(a) => reindex::run(a),
     }
-}
-
-/// Set by Ctrl-C, SIGTERM or SIGHUP; what long-running commands sleep on.
-pub(crate) struct Stop {
-    stopped: Mutex<bool>,
-    wake: Condvar,
-    on_stop: Mutex<Vec<Box<dyn Fn() + Send>>>,
-}
-
-impl Stop {
-    /// Installs the process's signal handler (once per process).
-    pub(crate) fn install() -> Result<Arc<Stop>> {
-        let stop = Arc::new(Stop {
-            stopped: Mutex::new(false),
-            wake: Condvar::new(),
-            on_stop: Mutex::new(Vec::new()),
-        });
-        let s = stop.clone();
-        ctrlc::set_handler(move || s.trigger()).context("installing the Ctrl-C handler")?;
-        Ok(stop)
-    }
-
-    pub(crate) fn trigger(&self) {
-        *lock(&self.stopped) = true;
-        self.wake.notify_all();
-        for hook in lock(&self.on_stop).iter() {
-            hook();
-        }
-    }
-
-    /// Runs `hook` on stop (it must not block): an executor's `cancel`.
-    pub(crate) fn on_stop(&self, hook: impl Fn() + Send + 'static) {
-        lock(&self.on_stop).push(Box::new(hook));
-    }
-
-    pub(crate) fn is_set(&self) -> bool {
-        *lock(&self.stopped)
-    }
-
-    /// Sleeps until `deadline`; returns `true` if stopped meanwhile (or before).
-    pub(crate) fn sleep_until(&self, deadline: Instant) -> bool {
-        let mut stopped = lock(&self.stopped);
-        loop {
-            if *stopped {
-                return true;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return false;
-            }
-            stopped = self
-                .wake
-                .wait_timeout(stopped, deadline - now)
-                .map(|(guard, _)| guard)
-                .unwrap_or_else(|e| e.into_inner().0);
-        }
-    }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `ns` since the epoch as ros2 prints it: `May 22 2024 15:56:52.396553434`,

@@ -19,7 +19,8 @@ use super::info::summaries;
 use super::open::{metadata_of, Bag};
 use super::qos;
 use super::scan::{self, Item};
-use super::{PlayArgs, Stop};
+use super::PlayArgs;
+use crate::cmd::common::stop::Stop;
 
 /// The scan was stopped by Ctrl-C.
 #[derive(Debug)]
@@ -125,7 +126,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         )),
         None => None,
     };
-    let stop = Stop::install()?;
+    let stop = Stop::global();
     let anchor = u64::try_from(metadata.starting_time_ns)
         .unwrap_or(0)
         .saturating_add((args.start_offset * 1e9) as u64);

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use hibari::{Durability, QosProfile, Reliability, TopicEndpointInfo};
+use hibari::{QosProfile, TopicEndpointInfo};
 use yaml_rust2::Yaml;
 
 /// `RMW_DURATION_INFINITE`.
@@ -266,20 +266,7 @@ pub fn parse_string(text: &str) -> Result<Vec<OfferedQos>> {
 /// `adapt_request_to_offers`): reliable only if all are, transient local
 /// only if all are; a deep queue, so that bursts are not dropped.
 pub fn request_for(publishers: &[TopicEndpointInfo]) -> QosProfile {
-    let all_reliable = publishers
-        .iter()
-        .all(|p| p.qos.reliability == Reliability::Reliable);
-    let all_latched = publishers
-        .iter()
-        .all(|p| p.qos.durability == Durability::TransientLocal);
-    let mut qos = QosProfile::default().keep_last(1000);
-    if !all_reliable {
-        qos = qos.best_effort();
-    }
-    if all_latched && !publishers.is_empty() {
-        qos = qos.transient_local();
-    }
-    qos
+    crate::cmd::common::qos::adapted(publishers).keep_last(1000)
 }
 
 /// What a player offers for a topic (rosbag2's
@@ -306,6 +293,7 @@ pub fn offer_for(recorded: &[OfferedQos]) -> QosProfile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hibari::Reliability;
 
     #[test]
     fn profiles_survive_the_version_9_yaml_string() {

@@ -21,7 +21,8 @@ use regex::Regex;
 
 use super::qos::{self, OfferedQos};
 use super::writer::{BagWriter, TopicMeta, WriterOptions};
-use super::{lock, RecordArgs, Stop};
+use super::RecordArgs;
+use crate::cmd::common::stop::{lock, Stop};
 
 /// How often the open chunk is written out: what a crash can lose.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
@@ -102,7 +103,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
             .with_context(|| format!("`{t}` is not a topic name"))?;
         selection.topics.insert(resolved);
     }
-    let stop = Stop::install()?;
+    let stop = Stop::global();
     let executor = Arc::new(SingleThreadedExecutor::new());
     executor
         .add_node(&node)

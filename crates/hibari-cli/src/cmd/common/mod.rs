@@ -9,12 +9,12 @@
 //! does.
 
 pub mod qos;
+pub mod stop;
 pub mod yaml;
 #[cfg(test)]
 mod yaml_tests;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
@@ -22,6 +22,7 @@ use clap::Args;
 use hibari::interfaces::model::TypeName;
 use hibari::interfaces::{Distro, Registry};
 use hibari::{Context, Node, NodeOptions, SingleThreadedExecutor};
+use stop::Stop;
 
 /// Options every graph verb takes.
 #[derive(Args, Debug, Clone)]
@@ -145,33 +146,18 @@ pub fn known_type(registry: &Registry, name: &str, kind: &str) -> Result<TypeNam
     }
 }
 
-static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-
-/// Installs the Ctrl-C / SIGTERM handler (once): from then on those set a
-/// flag that loops check, so a command ends cleanly instead of dying.
+/// Installs the Ctrl-C / SIGTERM handler (once): from then on those end
+/// loops and sleeps instead of the process.
 pub fn catch_interrupts() {
-    STOP.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        // Failing to install (another handler exists) leaves the default:
-        // the signal ends the process, which is still clean for readers.
-        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
-        flag
-    });
+    Stop::global();
 }
 
-/// Whether Ctrl-C or SIGTERM arrived since [`catch_interrupts`].
+/// Whether Ctrl-C or SIGTERM arrived.
 pub fn interrupted() -> bool {
-    STOP.get().is_some_and(|f| f.load(Ordering::SeqCst))
+    Stop::global().is_set()
 }
 
-/// Sleeps until `deadline` or an interrupt, in short steps.
+/// Sleeps until `deadline` or an interrupt.
 pub fn sleep_until(deadline: Instant) {
-    while !interrupted() {
-        let now = Instant::now();
-        if now >= deadline {
-            return;
-        }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
-    }
+    Stop::global().sleep_until(deadline);
 }

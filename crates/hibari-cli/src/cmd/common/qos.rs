@@ -82,20 +82,7 @@ impl QosArgs {
             // Whatever publisher comes, a best-effort volatile reader matches it.
             return QosProfile::default().best_effort();
         }
-        let mut qos = QosProfile::default();
-        if publishers
-            .iter()
-            .any(|p| p.qos.reliability == Reliability::BestEffort)
-        {
-            qos = qos.best_effort();
-        }
-        if publishers
-            .iter()
-            .all(|p| p.qos.durability == Durability::TransientLocal)
-        {
-            qos = qos.transient_local();
-        }
-        qos
+        adapted(publishers)
     }
 
     /// The QoS a publisher offers: ROS 2's default unless told otherwise.
@@ -130,6 +117,28 @@ impl QosArgs {
         }
         qos
     }
+}
+
+/// ROS 2's default QoS adapted to the publishers of a topic, as `ros2 topic
+/// echo` and `ros2 bag record` adapt it: reliable only when every publisher
+/// is, transient local only when there are publishers and every one is, so
+/// that every publisher matches and none is asked for more than it offers.
+pub fn adapted(publishers: &[TopicEndpointInfo]) -> QosProfile {
+    let mut qos = QosProfile::default();
+    if publishers
+        .iter()
+        .any(|p| p.qos.reliability == Reliability::BestEffort)
+    {
+        qos = qos.best_effort();
+    }
+    if !publishers.is_empty()
+        && publishers
+            .iter()
+            .all(|p| p.qos.durability == Durability::TransientLocal)
+    {
+        qos = qos.transient_local();
+    }
+    qos
 }
 
 /// The `QoS profile:` block of `ros2 topic info -v`, indented by two.
