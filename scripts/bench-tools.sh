@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# What the `hibari` tools cost, measured on this machine (issue 15's figures):
-#   `topic hz` on a 1 kHz topic — the CPU of the hz process (user + system, from
-#   /proc/<pid>/stat) over SECONDS, and of the publisher beside it, with the
-#   rate hz itself reports.
-# Usage: scripts/bench-tools.sh [SECONDS]   (default 10; builds the release binary)
+# What the `hibari` tools cost, measured on this machine (issue 15's figures).
+#   hz [SECONDS]      `topic hz` on a 1 kHz topic: the CPU of the hz process (user +
+#                     system, from /proc/<pid>/stat) over SECONDS (default 10), and of
+#                     the publisher beside it, with the rate hz itself reports.
+#   record [SECONDS]  `bag record` of a 1080p RGB camera at 30 Hz and a 100 Hz
+#                     LaserScan (the sensor_load example) for SECONDS (default 60):
+#                     messages sent against recorded, the recorder's CPU, its write
+#                     rate, and a plain sequential write (dd) of as many bytes to the
+#                     same disk in the same run. Needs ~190 MB of disk per second.
+# Builds the release binaries first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-seconds=${1:-10}
+mode=${1:-hz}
 cargo build --release -p hibari-cli --quiet
+cargo build --release -p hibari --example sensor_load --quiet
 bin=$PWD/target/release/hibari
 # A domain of its own (manual runs use 200..232).
 export ROS_DOMAIN_ID=${ROS_DOMAIN_ID:-217}
@@ -17,6 +23,39 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 ticks=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
+if [ "$mode" = record ]; then
+  seconds=${2:-60}
+  dir=$PWD/target/bench-tools
+  rm -rf "$dir" && mkdir -p "$dir"
+  "$bin" bag record -o "$dir/bag" /camera/image_raw /scan >"$tmp/record.txt" 2>&1 &
+  rec=$!
+  sleep 1
+  rec0=$(cpu $rec)
+  start=$(date +%s.%N)
+  target/release/examples/sensor_load --seconds "$seconds" >"$tmp/sent.txt"
+  sleep 1 # the last samples reach the recorder
+  rec1=$(cpu $rec)
+  kill -INT $rec; wait $rec || true
+  end=$(date +%s.%N)
+  bytes=$(du -sb "$dir/bag" | cut -f1)
+  "$bin" bag info "$dir/bag" --json >"$tmp/info.json"
+  images=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(next(t["count"] for t in d["topics"] if t["name"]=="/camera/image_raw"))' "$tmp/info.json")
+  scans=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(next(t["count"] for t in d["topics"] if t["name"]=="/scan"))' "$tmp/info.json")
+  echo "$(cat "$tmp/sent.txt"); recorded images $images scans $scans"
+  # The same number of bytes written sequentially by dd, then synced.
+  /usr/bin/time -f "%e %U %S" -o "$tmp/dd.time" dd if=/dev/zero of="$dir/plain" bs=1M count=$((bytes / 1048576)) conv=fdatasync status=none
+  rm -f "$dir/plain"
+  read -r dd_s dd_u dd_k <"$tmp/dd.time"
+  awk -v a="$rec0" -v b="$rec1" -v t="$ticks" -v s="$seconds" -v by="$bytes" -v st="$start" -v en="$end" \
+      -v ds="$dd_s" -v du="$dd_u" -v dk="$dd_k" 'BEGIN {
+    printf "recorder CPU: %.1f%% of a core (%.1f s over %d s)\n", 100 * (b - a) / t / s, (b - a) / t, s
+    printf "bag: %.2f GB, written at %.1f MB/s over the recording\n", by / 1e9, by / 1e6 / (en - st)
+    printf "dd of the same bytes (synced): %.1f s = %.1f MB/s, CPU %.1f s\n", ds, by / 1e6 / ds, du + dk
+  }'
+  rm -rf "$dir"
+  exit 0
+fi
+seconds=${2:-10}
 "$bin" topic pub -r 1000 -p 0 /bench_tools_hz std_msgs/msg/String '{data: tick}' >/dev/null &
 pub=$!
 sleep 1

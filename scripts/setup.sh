@@ -41,8 +41,8 @@ VENV=$ROOT/.venv
 if [ ! -x "$VENV/bin/python" ]; then
   log "python3 -m venv .venv"; python3 -m venv "$VENV"
 fi
-want_py="rosbags==0.11.9 pytest maturin>=1.5,<2 numpy mypy roslibpy==2.1.0"
-if ! "$VENV/bin/python" -c 'import rosbags, pytest, maturin, numpy, mypy, roslibpy' >/dev/null 2>&1 \
+want_py="rosbags==0.11.9 mcap mcap-ros2-support pytest maturin>=1.5,<2 numpy mypy roslibpy==2.1.0"
+if ! "$VENV/bin/python" -c 'import rosbags, mcap, mcap_ros2, pytest, maturin, numpy, mypy, roslibpy' >/dev/null 2>&1 \
    || [ "$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("rosbags"))')" != "0.11.9" ]; then
   log "pip install $want_py"; "$VENV/bin/pip" install -q $want_py
 fi

@@ -1,8 +1,9 @@
 //! `hibari bag info`: what `ros2 bag info` prints, or the same as JSON.
 //!
 //! A bag with `metadata.yaml` is described by it (as ros2 does); a bag
-//! without, or a lone `.mcap` file, by its files' summaries, or by reading
-//! a file whole when its writer never finished it.
+//! without, or a lone `.mcap` or `.db3` file, by what its files hold: an
+//! MCAP file's summary (or the file read whole when its writer never
+//! finished it), a `.db3` file's tables.
 
 use std::io::Write as _;
 
@@ -10,8 +11,9 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::metadata::{BagMetadata, TopicInfo};
-use super::open::{metadata_of, summarize, Bag, FileSummary};
+use super::open::{metadata_of, summarize, Bag, FileSummary, Storage};
 use super::scan::ScanEnd;
+use super::sqlite::{self, DbSummary};
 use super::{local_time, seconds, InfoArgs};
 
 /// Bytes as ros2 prints them: `512 B`, `1.5 KiB`, `12.0 MiB`.
@@ -59,11 +61,17 @@ pub fn summaries(bag: &Bag) -> Result<Vec<FileSummary>> {
     Ok(summaries)
 }
 
+/// What each of the bag's `.db3` files holds; an error if one is damaged.
+pub fn db_summaries(bag: &Bag) -> Result<Vec<DbSummary>> {
+    bag.files.iter().map(|f| sqlite::summarize(f)).collect()
+}
+
 /// The bag's metadata: its metadata.yaml, else what its files hold.
 pub fn bag_metadata(bag: &Bag) -> Result<BagMetadata> {
-    match &bag.metadata {
-        Some(m) => Ok(m.clone()),
-        None => Ok(metadata_of(&summaries(bag)?)),
+    match (&bag.metadata, bag.storage) {
+        (Some(m), _) => Ok(m.clone()),
+        (None, Storage::Mcap) => Ok(metadata_of(&summaries(bag)?)),
+        (None, Storage::Sqlite3) => Ok(sqlite::metadata_of(&db_summaries(bag)?)),
     }
 }
 

@@ -19,15 +19,23 @@
 //! A recorder that is killed leaves a file without its summary and no
 //! `metadata.yaml`; it finishes a chunk at least every second, so `hibari bag
 //! reindex` recovers all but the last second of it.
+//!
+//! Bags in rosbag2's older sqlite3 storage (`.db3` files, the default before
+//! Iron) are read too: `info` describes them and `play` plays them.
 
+mod controls;
 mod info;
+mod keyboard;
 mod metadata;
 mod open;
 mod play;
+mod player;
 mod qos;
+mod qos_overrides;
 mod record;
 mod reindex;
 mod scan;
+mod sqlite;
 mod writer;
 
 use std::path::PathBuf;
@@ -45,7 +53,8 @@ pub struct BagArgs {
 enum BagCommand {
     /// Record topics into a rosbag2 bag (MCAP storage) until Ctrl-C.
     Record(RecordArgs),
-    /// Publish a bag's messages with their recorded timing and QoS.
+    /// Publish a bag's messages with their recorded timing and QoS
+    /// (SPACE pauses, s plays the next message).
     Play(PlayArgs),
     /// Print what a bag holds, as `ros2 bag info` does.
     Info(InfoArgs),
@@ -106,7 +115,7 @@ pub struct RecordArgs {
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The bag: its directory, or one of its `.mcap` files.
+    /// The bag: its directory, or one of its `.mcap` or `.db3` files.
     pub bag: PathBuf,
     /// Playback speed: 2 plays twice as fast, 0.5 half as fast.
     #[arg(short, long, default_value_t = 1.0, value_parser = positive_rate)]
@@ -133,11 +142,21 @@ pub struct PlayArgs {
     /// Publish a topic under another name: `--remap /from:=/to` (repeatable).
     #[arg(short = 'm', long, value_name = "FROM:=TO", num_args = 1..)]
     pub remap: Vec<String>,
+    /// Start paused: SPACE resumes, s plays one message at a time.
+    #[arg(short = 'p', long)]
+    pub start_paused: bool,
+    /// Do not read keys from the terminal.
+    #[arg(long)]
+    pub disable_keyboard_controls: bool,
+    /// A YAML file of QoS profiles to offer instead of the recorded ones:
+    /// `/topic: {reliability: best_effort, depth: 5, ...}`.
+    #[arg(long, value_name = "FILE")]
+    pub qos_profile_overrides_path: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// The bag: its directory, or an `.mcap` file.
+    /// The bag: its directory, or an `.mcap` or `.db3` file.
     pub bag: PathBuf,
     /// Print JSON instead of ros2's text.
     #[arg(long)]

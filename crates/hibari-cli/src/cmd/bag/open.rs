@@ -1,9 +1,10 @@
 //! Finding a bag's files, and what each holds.
 //!
 //! A bag is a directory with `metadata.yaml` naming its files, a directory
-//! of `.mcap` files without it (a recorder that died, or files copied
-//! together), or one `.mcap` file. What a file holds comes from its summary
-//! when it has one, else from reading it whole.
+//! of `.mcap` (or `.db3`) files without it (a recorder that died, or files
+//! copied together), or one `.mcap` or `.db3` file. What an MCAP file holds
+//! comes from its summary when it has one, else from reading it whole; what
+//! a `.db3` file holds, from its tables ([`super::sqlite`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,12 +16,22 @@ use yaml_rust2::YamlLoader;
 use super::metadata::{BagMetadata, FileInfo, TopicInfo};
 use super::qos;
 use super::scan::{self, Item, ScanEnd, Schema};
+use super::sqlite;
+
+/// How a bag's messages are stored (rosbag2's `storage_identifier`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    Mcap,
+    /// rosbag2's `.db3` files (read only).
+    Sqlite3,
+}
 
 /// A bag's storage files, in order, and its `metadata.yaml` if it has one.
 pub struct Bag {
     pub dir: Option<PathBuf>,
     pub files: Vec<PathBuf>,
     pub metadata: Option<BagMetadata>,
+    pub storage: Storage,
 }
 
 impl Bag {
@@ -29,28 +40,31 @@ impl Bag {
             return Bag::open(path.parent().unwrap_or(Path::new(".")));
         }
         if path.is_file() {
+            let db = path.extension().is_some_and(|e| e == "db3") || sqlite::is_sqlite(path);
             return Ok(Bag {
                 dir: None,
                 files: vec![path.to_path_buf()],
                 metadata: None,
+                storage: if db { Storage::Sqlite3 } else { Storage::Mcap },
             });
         }
         if !path.is_dir() {
             bail!(
-                "no bag at {}: give a bag directory or an .mcap file",
+                "no bag at {}: give a bag directory, or an .mcap or .db3 file",
                 path.display()
             );
         }
         let yaml = path.join("metadata.yaml");
         if yaml.is_file() {
             let metadata = BagMetadata::read(&yaml)?;
-            if metadata.storage_identifier != "mcap" {
-                bail!(
-                    "{} uses `{}` storage; hibari reads MCAP bags (convert it with `ros2 bag convert`)",
+            let storage = match metadata.storage_identifier.as_str() {
+                "mcap" => Storage::Mcap,
+                "sqlite3" => Storage::Sqlite3,
+                other => bail!(
+                    "{} uses `{other}` storage; hibari reads MCAP and sqlite3 bags",
                     path.display(),
-                    metadata.storage_identifier
-                );
-            }
+                ),
+            };
             let mut files = Vec::new();
             for relative in &metadata.relative_file_paths {
                 // rosbag2 once wrote paths with the directory in front.
@@ -65,12 +79,24 @@ impl Bag {
                 dir: Some(path.to_path_buf()),
                 files,
                 metadata: Some(metadata),
+                storage,
             });
+        }
+        let (files, storage) = match files_ending(path, "mcap")? {
+            files if !files.is_empty() => (files, Storage::Mcap),
+            _ => (files_ending(path, "db3")?, Storage::Sqlite3),
+        };
+        if files.is_empty() {
+            bail!(
+                "{} holds no metadata.yaml, no .mcap and no .db3 file",
+                path.display()
+            );
         }
         Ok(Bag {
             dir: Some(path.to_path_buf()),
-            files: mcap_files(path)?,
+            files,
             metadata: None,
+            storage,
         })
     }
 
@@ -86,10 +112,19 @@ impl Bag {
 
 /// The `.mcap` files in `dir`, in split order (`b_2` before `b_10`).
 pub fn mcap_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let files = files_ending(dir, "mcap")?;
+    if files.is_empty() {
+        bail!("{} holds no metadata.yaml and no .mcap file", dir.display());
+    }
+    Ok(files)
+}
+
+/// The files in `dir` whose extension is `ext`, in split order.
+pub fn files_ending(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "mcap"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect();
     files.sort_by_key(|p| {
         let stem = p
@@ -100,9 +135,6 @@ pub fn mcap_files(dir: &Path) -> Result<Vec<PathBuf>> {
         let split = stem.rsplit('_').next().and_then(|n| n.parse::<u64>().ok());
         (split.unwrap_or(u64::MAX), stem)
     });
-    if files.is_empty() {
-        bail!("{} holds no metadata.yaml and no .mcap file", dir.display());
-    }
     Ok(files)
 }
 

@@ -3,44 +3,35 @@
 //!
 //! Messages go out through generic publishers as the CDR bytes they were
 //! recorded as, so any type plays, known to hibari or not (the type name is
-//! all a generic publisher needs). Files are read as a stream, chunk by
-//! chunk; messages of overlapping chunks are put back in log-time order.
+//! all a generic publisher needs). Each topic offers the QoS its publishers
+//! offered when recorded, or the one `--qos-profile-overrides-path` gives
+//! it. From a terminal, keys pause, resume and step ([`super::keyboard`]).
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use hibari::msg::builtin_interfaces::msg::Time;
 use hibari::msg::rosgraph_msgs::msg::Clock;
 use hibari::{Context, NodeOptions, Publisher, QosProfile, Serialized};
 
-use super::info::summaries;
-use super::open::{metadata_of, Bag};
-use super::qos;
-use super::scan::{self, Item};
-use super::PlayArgs;
+use super::controls::Controls;
+use super::info::{db_summaries, summaries};
+use super::keyboard::{self, Keyboard};
+use super::metadata::BagMetadata;
+use super::open::{metadata_of, Bag, FileSummary, Storage};
+use super::player::{Interrupted, Player};
+use super::sqlite::{self, DbSummary};
+use super::{qos, qos_overrides, PlayArgs};
 use crate::cmd::common::stop::Stop;
 
-/// The scan was stopped by Ctrl-C.
-#[derive(Debug)]
-struct Interrupted;
+/// Per topic of the bag, its publisher (`None` when not played).
+type Publishers = Vec<Option<Publisher<Serialized>>>;
 
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("interrupted")
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-/// A message read but not yet published, ordered by log time, then file order.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct Pending {
-    log_time: u64,
-    order: u64,
-    topic: usize,
-    data: Vec<u8>,
+/// What the bag's files hold, by storage.
+enum Files {
+    Mcap(Vec<FileSummary>),
+    Sqlite3(Vec<DbSummary>),
 }
 
 /// `/from:=/to` pairs, names given a leading `/`.
@@ -64,18 +55,26 @@ fn remaps(rules: &[String]) -> Result<BTreeMap<String, String>> {
 }
 
 pub fn run(args: PlayArgs) -> Result<()> {
+    // Ctrl-C ends playback cleanly from before the publishers appear.
+    let stop = Stop::global();
     let bag = Bag::open(&args.bag)?;
-    let summaries = summaries(&bag)?;
-    let metadata = match &bag.metadata {
-        Some(m) => m.clone(),
-        None => metadata_of(&summaries),
+    let files = match bag.storage {
+        Storage::Mcap => Files::Mcap(summaries(&bag)?),
+        Storage::Sqlite3 => Files::Sqlite3(db_summaries(&bag)?),
+    };
+    let metadata = match (&bag.metadata, &files) {
+        (Some(m), _) => m.clone(),
+        (None, Files::Mcap(f)) => metadata_of(f),
+        (None, Files::Sqlite3(f)) => sqlite::metadata_of(f),
     };
     if metadata.end_ns().is_none() {
         println!("{} holds no message", args.bag.display());
         return Ok(());
     }
-    let remaps = remaps(&args.remap)?;
-    let wanted: BTreeSet<String> = absolute_names(&args.topics);
+    let overrides = match &args.qos_profile_overrides_path {
+        Some(path) => qos_overrides::read(path)?,
+        None => BTreeMap::new(),
+    };
     let context = Context::new().context("joining the domain")?;
     let options = NodeOptions::new()
         .start_parameter_services(false)
@@ -85,9 +84,118 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let node = context
         .create_node_with_options("rosbag2_player", options)
         .context("creating the player's node")?;
+    let (names, publishers) = create_publishers(&node, &metadata, &args, &overrides)?;
+    let clock = match args.clock {
+        Some(hz) => Some((
+            node.create_publisher::<Clock>("/clock", QosProfile::clock())?,
+            Duration::from_secs_f64(1.0 / hz),
+        )),
+        None => None,
+    };
+    let controls = Arc::new(Controls::new(args.rate, args.start_paused));
+    let c = controls.clone();
+    stop.on_stop(move || c.stop());
+    if stop.is_set() {
+        controls.stop();
+    }
+    // Dropped when this function returns, however: the terminal goes back.
+    let keys = if args.disable_keyboard_controls {
+        None
+    } else {
+        Keyboard::start(controls.clone(), stop.clone())
+    };
+    if keys.is_some() {
+        println!("{}", keyboard::HELP);
+    } else if args.start_paused {
+        let why = if args.disable_keyboard_controls {
+            "keyboard controls are disabled"
+        } else {
+            "stdin is not the terminal of the foreground"
+        };
+        eprintln!("warning: paused with no key to resume ({why}): Ctrl-C ends");
+    }
+    let anchor = u64::try_from(metadata.starting_time_ns)
+        .unwrap_or(0)
+        .saturating_add((args.start_offset * 1e9) as u64);
+    let mut player = Player {
+        publishers: &publishers,
+        clock,
+        next_tick: Instant::now(),
+        controls,
+        start: anchor,
+        published: 0,
+        warned: BTreeSet::new(),
+    };
+    if args.wait_for_subscribers && !wait_for_subscribers(&player, &stop) {
+        return Ok(());
+    }
+    loop {
+        if stop.sleep_until(Instant::now() + Duration::from_secs_f64(args.delay)) {
+            break;
+        }
+        player.controls.start_at(anchor);
+        player.next_tick = Instant::now();
+        let played = match &files {
+            Files::Mcap(files) => files.iter().try_for_each(|summary| {
+                let mut channels: BTreeMap<u16, usize> = summary
+                    .channels
+                    .values()
+                    .filter_map(|c| Some((c.id, *names.get(&c.topic)?)))
+                    .collect();
+                player.play_mcap(&summary.path, &mut channels, &names)
+            }),
+            Files::Sqlite3(files) => files
+                .iter()
+                .try_for_each(|db| player.play_db(&db.path, &db.topics, &names)),
+        };
+        match played {
+            Err(e) if e.is::<Interrupted>() => break,
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+        if stop.is_set() || !args.repeat {
+            break;
+        }
+    }
+    drop(keys);
+    println!("Played {} messages", player.published);
+    Ok(())
+}
 
+/// Waits until every publisher (/clock's too) has a subscriber; `false`
+/// when Ctrl-C came first.
+fn wait_for_subscribers(player: &Player<'_>, stop: &Stop) -> bool {
+    println!("Waiting for subscribers (Ctrl-C stops)");
+    let each = Duration::from_millis(100);
+    for p in player.publishers.iter().flatten() {
+        while !p.wait_for_subscribers(1, each) {
+            if stop.is_set() {
+                return false;
+            }
+        }
+    }
+    if let Some((c, _)) = &player.clock {
+        while !c.wait_for_subscribers(1, each) {
+            if stop.is_set() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// One publisher per topic played (`None` for the others), offering the
+/// recorded QoS or its override; the topics' indexes by name.
+fn create_publishers(
+    node: &hibari::Node,
+    metadata: &BagMetadata,
+    args: &PlayArgs,
+    overrides: &BTreeMap<String, QosProfile>,
+) -> Result<(BTreeMap<String, usize>, Publishers)> {
+    let remaps = remaps(&args.remap)?;
+    let wanted: BTreeSet<String> = absolute_names(&args.topics);
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
-    let mut publishers: Vec<Option<Publisher<Serialized>>> = Vec::new();
+    let mut publishers = Vec::new();
     for t in &metadata.topics {
         let play = wanted.is_empty() || wanted.contains(&t.name);
         let publisher = if !play {
@@ -100,8 +208,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
             None
         } else {
             let out = remaps.get(&t.name).unwrap_or(&t.name);
+            let offer = match overrides.get(&t.name) {
+                Some(q) => *q,
+                None => qos::offer_for(&t.offered_qos),
+            };
             let p = node
-                .create_generic_publisher(out, &t.type_name, qos::offer_for(&t.offered_qos))
+                .create_generic_publisher(out, &t.type_name, offer)
                 .with_context(|| format!("cannot publish {out} ({})", t.type_name))?;
             Some(p)
         };
@@ -119,73 +231,10 @@ pub fn run(args: PlayArgs) -> Result<()> {
     for t in missing {
         eprintln!("warning: '{t}' is not in the bag");
     }
-    let clock = match args.clock {
-        Some(hz) => Some((
-            node.create_publisher::<Clock>("/clock", QosProfile::clock())?,
-            Duration::from_secs_f64(1.0 / hz),
-        )),
-        None => None,
-    };
-    let stop = Stop::global();
-    let anchor = u64::try_from(metadata.starting_time_ns)
-        .unwrap_or(0)
-        .saturating_add((args.start_offset * 1e9) as u64);
-    let mut player = Player {
-        publishers: &publishers,
-        clock,
-        next_clock: Instant::now(),
-        stop: &stop,
-        rate: args.rate,
-        anchor,
-        wall_start: Instant::now(),
-        published: 0,
-        warned: BTreeSet::new(),
-    };
-    let waiting = args.wait_for_subscribers;
-    if waiting {
-        println!("Waiting for subscribers (Ctrl-C stops)");
+    for t in overrides.keys().filter(|t| !names.contains_key(*t)) {
+        eprintln!("warning: the QoS override of '{t}' names no topic of the bag");
     }
-    let each = Duration::from_millis(100);
-    let clock_publisher = player.clock.as_ref().map(|(c, _)| c);
-    for p in publishers.iter().flatten().filter(|_| waiting) {
-        while !p.wait_for_subscribers(1, each) {
-            if stop.is_set() {
-                return Ok(());
-            }
-        }
-    }
-    for c in clock_publisher.into_iter().filter(|_| waiting) {
-        while !c.wait_for_subscribers(1, each) {
-            if stop.is_set() {
-                return Ok(());
-            }
-        }
-    }
-    loop {
-        if stop.sleep_until(Instant::now() + Duration::from_secs_f64(args.delay)) {
-            break;
-        }
-        player.wall_start = Instant::now();
-        player.next_clock = player.wall_start;
-        for summary in &summaries {
-            let mut channels: BTreeMap<u16, usize> = summary
-                .channels
-                .values()
-                .filter_map(|c| Some((c.id, *names.get(&c.topic)?)))
-                .collect();
-            if let Err(e) = player.play_file(&summary.path, &mut channels, &names) {
-                if e.is::<Interrupted>() {
-                    break;
-                }
-                return Err(e);
-            }
-        }
-        if stop.is_set() || !args.repeat {
-            break;
-        }
-    }
-    println!("Played {} messages", player.published);
-    Ok(())
+    Ok((names, publishers))
 }
 
 fn absolute_names(topics: &[String]) -> BTreeSet<String> {
@@ -199,118 +248,4 @@ fn absolute_names(topics: &[String]) -> BTreeSet<String> {
             }
         })
         .collect()
-}
-
-struct Player<'a> {
-    publishers: &'a [Option<Publisher<Serialized>>],
-    clock: Option<(Publisher<Clock>, Duration)>,
-    next_clock: Instant,
-    stop: &'a Stop,
-    rate: f64,
-    /// The log time played at `wall_start`.
-    anchor: u64,
-    wall_start: Instant,
-    published: u64,
-    warned: BTreeSet<usize>,
-}
-
-impl Player<'_> {
-    fn play_file(
-        &mut self,
-        path: &std::path::Path,
-        channels: &mut BTreeMap<u16, usize>,
-        names: &BTreeMap<String, usize>,
-    ) -> Result<()> {
-        let mut heap: BinaryHeap<Reverse<Pending>> = BinaryHeap::new();
-        let mut order = 0u64;
-        let mut chunked = false;
-        let end = scan::scan(path, |item| {
-            match item {
-                Item::Channel(c) => {
-                    if let Some(&topic) = names.get(&c.topic) {
-                        channels.insert(c.id, topic);
-                    }
-                }
-                // Later chunks (in a file written in order) hold nothing older.
-                Item::Chunk { header, .. } => {
-                    chunked = true;
-                    self.release(&mut heap, header.message_start_time)?;
-                }
-                Item::Message { header, data } => {
-                    let Some(&topic) = channels.get(&header.channel_id) else {
-                        return Ok(());
-                    };
-                    if self.publishers[topic].is_none() || header.log_time < self.anchor {
-                        return Ok(());
-                    }
-                    order += 1;
-                    heap.push(Reverse(Pending {
-                        log_time: header.log_time,
-                        order,
-                        topic,
-                        data: data.to_vec(),
-                    }));
-                    if !chunked {
-                        self.release(&mut heap, header.log_time)?;
-                    }
-                }
-                _ => {}
-            }
-            Ok(())
-        })?;
-        self.release(&mut heap, u64::MAX)?;
-        end.readable(path)
-    }
-
-    /// Publishes the pending messages logged at or before `until`.
-    fn release(&mut self, heap: &mut BinaryHeap<Reverse<Pending>>, until: u64) -> Result<()> {
-        while heap.peek().is_some_and(|Reverse(m)| m.log_time <= until) {
-            let Reverse(m) = heap.pop().expect("peeked");
-            self.publish(m)?;
-        }
-        Ok(())
-    }
-
-    fn publish(&mut self, m: Pending) -> Result<()> {
-        let offset = (m.log_time - self.anchor) as f64 / self.rate;
-        let target = self.wall_start + Duration::from_nanos(offset as u64);
-        loop {
-            let until = match &self.clock {
-                Some(_) => target.min(self.next_clock),
-                None => target,
-            };
-            if self.stop.sleep_until(until) {
-                return Err(Interrupted.into());
-            }
-            let now = Instant::now();
-            if let Some((clock, period)) = &self.clock {
-                if now >= self.next_clock {
-                    let elapsed = now.duration_since(self.wall_start).as_nanos() as f64;
-                    let t = self.anchor.saturating_add((elapsed * self.rate) as u64);
-                    let _ = clock.publish(Clock {
-                        clock: Time {
-                            sec: (t / 1_000_000_000) as i32,
-                            nanosec: (t % 1_000_000_000) as u32,
-                        },
-                    });
-                    self.next_clock = (self.next_clock + *period).max(now);
-                }
-            }
-            if now >= target {
-                break;
-            }
-        }
-        let publisher = self.publishers[m.topic]
-            .as_ref()
-            .expect("chosen topics only");
-        match publisher.publish(m.data) {
-            Ok(()) => self.published += 1,
-            Err(e) => {
-                if self.warned.insert(m.topic) {
-                    eprintln!("warning: publishing on {} failed: {e}", publisher.topic());
-                }
-            }
-        }
-        Ok(())
-    }
 }

@@ -145,7 +145,7 @@ impl OfferedQos {
         })
     }
 
-    fn from_yaml(y: &Yaml) -> Result<Self> {
+    pub(super) fn from_yaml(y: &Yaml) -> Result<Self> {
         let policy = |key: &str, names: &[&str]| -> Result<u8> {
             match &y[key] {
                 Yaml::Integer(v) => Ok(u8::try_from(*v).unwrap_or(u8::MAX)),
@@ -178,22 +178,22 @@ impl OfferedQos {
 }
 
 // rmw's names, indexed by the policy's integer (rmw/qos_string_conversions.c).
-const HISTORY: [&str; 4] = ["system_default", "keep_last", "keep_all", "unknown"];
-const RELIABILITY: [&str; 5] = [
+pub(super) const HISTORY: [&str; 4] = ["system_default", "keep_last", "keep_all", "unknown"];
+pub(super) const RELIABILITY: [&str; 5] = [
     "system_default",
     "reliable",
     "best_effort",
     "unknown",
     "best_available",
 ];
-const DURABILITY: [&str; 5] = [
+pub(super) const DURABILITY: [&str; 5] = [
     "system_default",
     "transient_local",
     "volatile",
     "unknown",
     "best_available",
 ];
-const LIVELINESS: [&str; 6] = [
+pub(super) const LIVELINESS: [&str; 6] = [
     "system_default",
     "automatic",
     "manual_by_node",

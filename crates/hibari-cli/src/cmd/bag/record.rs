@@ -32,6 +32,8 @@ struct Shared {
     /// Taken out when recording stops.
     bag: Option<BagWriter>,
     error: Option<anyhow::Error>,
+    /// Where a sample from shared memory is copied to be written.
+    scratch: Vec<u8>,
 }
 
 /// Which topics to record.
@@ -114,6 +116,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
     let shared = Arc::new(Mutex::new(Shared {
         bag: Some(BagWriter::create(&dir, options)?),
         error: None,
+        scratch: Vec::new(),
     }));
     println!(
         "Recording to '{}' ({} chunks); Ctrl-C stops",
@@ -258,16 +261,20 @@ impl Recorder<'_> {
                         let Shared {
                             bag: Some(bag),
                             error: None,
+                            scratch,
                         } = &mut *s
                         else {
                             return;
                         };
-                        let copy;
+                        // Bytes in another process's shared memory are copied
+                        // once, into a buffer kept from message to message
+                        // (the MCAP writer takes one slice per message).
                         let data = match bytes.as_private() {
                             Some(data) => data,
                             None => {
-                                copy = bytes.to_vec();
-                                &copy
+                                scratch.resize(bytes.len(), 0);
+                                bytes.bytes().copy_to_slice(scratch);
+                                &scratch[..]
                             }
                         };
                         let written = bag.write(

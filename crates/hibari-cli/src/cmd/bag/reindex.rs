@@ -8,6 +8,10 @@
 //! are. Then `metadata.yaml` is written from what the files hold, as
 //! `ros2 bag reindex` does (it looks at the `.mcap` files, not at an older
 //! `metadata.yaml`).
+//!
+//! A directory of sqlite3 files (`.db3`) gets its `metadata.yaml` written
+//! from what their tables hold; the databases themselves are left as they
+//! are (SQLite keeps them consistent, or they are damaged beyond this).
 
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
@@ -15,12 +19,25 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
-use super::open::{mcap_files, metadata_of, summarize};
+use super::open::{files_ending, mcap_files, metadata_of, summarize};
 use super::scan::{self, Item, ScanEnd};
+use super::sqlite;
 use super::writer::write_metadata;
 use super::ReindexArgs;
 
 pub fn run(args: ReindexArgs) -> Result<()> {
+    if args.bag.is_dir() && files_ending(&args.bag, "mcap")?.is_empty() {
+        let dbs = files_ending(&args.bag, "db3")?;
+        if !dbs.is_empty() {
+            return reindex_sqlite(&args.bag, &dbs);
+        }
+    }
+    if args.bag.is_file() && sqlite::is_sqlite(&args.bag) {
+        anyhow::bail!(
+            "{} is an sqlite3 file, which needs no reindexing; give its directory to write its metadata.yaml",
+            args.bag.display()
+        );
+    }
     let (dir, files): (Option<PathBuf>, Vec<PathBuf>) = if args.bag.is_dir() {
         (Some(args.bag.clone()), mcap_files(&args.bag)?)
     } else if args.bag.is_file() {
@@ -62,6 +79,23 @@ pub fn run(args: ReindexArgs) -> Result<()> {
             metadata.topics.len()
         );
     }
+    Ok(())
+}
+
+/// Writes the `metadata.yaml` of the sqlite3 bag `dir` made of `files`.
+fn reindex_sqlite(dir: &Path, files: &[PathBuf]) -> Result<()> {
+    let summaries = files
+        .iter()
+        .map(|f| sqlite::summarize(f))
+        .collect::<Result<Vec<_>>>()?;
+    let metadata = sqlite::metadata_of(&summaries);
+    write_metadata(dir, &metadata)?;
+    println!(
+        "Wrote {}: {} messages on {} topics",
+        dir.join("metadata.yaml").display(),
+        metadata.message_count,
+        metadata.topics.len()
+    );
     Ok(())
 }
 

@@ -107,6 +107,37 @@ impl Session {
     }
 }
 
+impl Session {
+    /// The publishers of `topic`, waiting (until Ctrl-C) for one when there
+    /// is none yet: a subscription adapts its QoS to them (see
+    /// [`qos::QosArgs::for_subscription`]), as `ros2 topic echo` does.
+    pub fn publishers(&self, topic: &str) -> Result<Vec<hibari::TopicEndpointInfo>> {
+        let resolved = self.node.resolve_topic_name(topic)?;
+        let mut told = false;
+        loop {
+            let found = self.node.get_publishers_info_by_topic(&resolved)?;
+            if !found.is_empty() {
+                return Ok(found);
+            }
+            if !told {
+                eprintln!("WARNING: topic [{resolved}] does not appear to be published yet");
+                told = true;
+            }
+            self.node.wait_for_graph(
+                |g| {
+                    g.endpoints
+                        .iter()
+                        .any(|e| e.kind == hibari::EndpointKind::Writer && e.spec.topic == resolved)
+                },
+                Duration::from_millis(200),
+            );
+            if interrupted() {
+                bail!("interrupted before {resolved} had a publisher");
+            }
+        }
+    }
+}
+
 /// An executor spinning on a thread; cancelled and joined when dropped.
 pub struct Spinner {
     executor: Arc<SingleThreadedExecutor>,

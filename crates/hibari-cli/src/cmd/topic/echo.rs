@@ -74,13 +74,7 @@ pub fn run(graph: &GraphArgs, args: EchoArgs) -> Result<()> {
         Some(path) => Some(field_type(&registry, &ty, path)?),
         None => None,
     };
-    let publishers = session.node.get_publishers_info_by_topic(&args.topic)?;
-    if publishers.is_empty() {
-        eprintln!(
-            "WARNING: topic [{}] does not appear to be published yet",
-            session.node.resolve_topic_name(&args.topic)?
-        );
-    }
+    let publishers = session.publishers(&args.topic)?;
     let qos = args.qos.qos.for_subscription(&publishers);
     // Bounded: a terminal slower than the topic drops the excess, counted.
     let (tx, rx) = mpsc::sync_channel::<(CdrBytes, SampleInfo)>(1024);

@@ -63,7 +63,7 @@ fn watch(
     qos: &TopicQos,
     meter: &mut dyn Meter,
 ) -> Result<()> {
-    let publishers = session.node.get_publishers_info_by_topic(topic)?;
+    let publishers = session.publishers(topic)?;
     let (tx, rx) = mpsc::sync_channel::<(CdrBytes, Instant)>(4096);
     let _subscription = session
         .node
