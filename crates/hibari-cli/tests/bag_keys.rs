@@ -12,16 +12,16 @@
 //! Each test holds a domain and a temporary directory of its own; every
 //! wait is bounded by `HANG`, which only a hang reaches.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod common;
 
-use hibari::msg::std_msgs::msg::String as RosString;
-use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{ChildStdin, Command, Stdio};
+use std::time::Instant;
+
+use common::bag::{python, venv_python, Listener};
 use hibari_testkit::lines::LineChild;
-use hibari_testkit::{tempdir, unique_topic, with_timeout, TestDomain, HANG};
+use hibari_testkit::{tempdir, unique_topic, TestDomain, HANG};
 
 /// Runs `argv` on a new pseudo-terminal; types the keys named on stdin.
 const DRIVER: &str = r#"
@@ -79,25 +79,13 @@ with Writer(Path(sys.argv[1]), version=9, storage_plugin=StoragePlugin.MCAP) as 
         w.write(k, 1_700_000_000_000_000_000 + t, raw)
 "#;
 
-fn venv_python() -> PathBuf {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    if !python.exists() {
-        panic!(
-            "missing: .venv; run scripts/setup.sh (it installs rosbags, which writes the test bag)"
-        );
-    }
-    python
+fn write_bag(path: &Path) {
+    python(WRITE_BAG, &[path.to_str().unwrap()]);
 }
 
-fn write_bag(path: &Path) {
-    let mut cmd = Command::new(venv_python());
-    cmd.arg("-c").arg(WRITE_BAG).arg(path);
-    let out = with_timeout(HANG, "python (rosbags)", move || cmd.output().unwrap());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if stderr.contains("No module named") {
-        panic!("missing: rosbags; run scripts/setup.sh (or .venv/bin/pip install rosbags==0.11.9)");
-    }
-    assert!(out.status.success(), "python failed:\n{stderr}");
+/// A subscription of the test on `topic` (std_msgs/String).
+fn listener(domain: &TestDomain, topic: &str) -> Listener {
+    Listener::new(domain, &[(topic, "std_msgs/msg/String")])
 }
 
 /// `hibari bag play <args>` on a pseudo-terminal, in `domain`.
@@ -154,68 +142,6 @@ impl Terminal {
     }
 }
 
-/// A subscription of the test on `topic`: the strings it heard, in order.
-struct Listener {
-    heard: Arc<Mutex<Vec<String>>>,
-    executor: Arc<SingleThreadedExecutor>,
-    spinner: Option<std::thread::JoinHandle<()>>,
-    _node: hibari::Node,
-    _context: Context,
-}
-
-impl Listener {
-    fn new(domain: &TestDomain, topic: &str) -> (Listener, hibari::Subscription<RosString>) {
-        let context = Context::with_domain(domain.id());
-        let node = context.create_node("listener").unwrap();
-        let heard: Arc<Mutex<Vec<String>>> = Arc::default();
-        let h = heard.clone();
-        let qos = QosProfile::default().keep_last(100);
-        let subscription = node
-            .create_subscription(topic, qos, move |m: RosString, _: SampleInfo| {
-                h.lock().unwrap().push(m.data);
-            })
-            .unwrap();
-        let executor = Arc::new(SingleThreadedExecutor::new());
-        executor.add_node(&node).unwrap();
-        let e = executor.clone();
-        let spinner = Some(std::thread::spawn(move || e.spin()));
-        let listener = Listener {
-            heard,
-            executor,
-            spinner,
-            _node: node,
-            _context: context,
-        };
-        (listener, subscription)
-    }
-
-    /// Waits until `n` messages arrived, then how many did.
-    fn count_after(&self, n: usize) -> usize {
-        let deadline = Instant::now() + HANG;
-        loop {
-            let got = self.heard.lock().unwrap().len();
-            if got >= n {
-                return got;
-            }
-            assert!(Instant::now() < deadline, "{got} of {n} messages arrived");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    fn data(&self) -> Vec<String> {
-        self.heard.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        if let Some(spinner) = self.spinner.take() {
-            let e = self.executor.clone();
-            let _ = hibari_testkit::cancel_and_join(spinner, HANG, "the listener", || e.cancel());
-        }
-    }
-}
-
 #[test]
 fn started_paused_each_s_plays_one_message_and_space_pauses_and_resumes() {
     let domain = TestDomain::reserve();
@@ -223,7 +149,7 @@ fn started_paused_each_s_plays_one_message_and_space_pauses_and_resumes() {
     let path = dir.path().join("keys");
     write_bag(&path);
     let topic = unique_topic("keys");
-    let (listener, _subscription) = Listener::new(&domain, &topic);
+    let listener = listener(&domain, &topic);
     let remap = format!("/k:={topic}");
     let p = path.to_str().unwrap();
     let args = [
@@ -238,21 +164,21 @@ fn started_paused_each_s_plays_one_message_and_space_pauses_and_resumes() {
     // Paused from the start: one message per `s` (→ too), and no more.
     for (i, key) in ["s", "right", "s"].into_iter().enumerate() {
         terminal.press(key);
-        assert_eq!(listener.count_after(i + 1), i + 1, "after {key} #{i}");
+        assert_eq!(listener.wait_for(i + 1).len(), i + 1, "after {key} #{i}");
     }
     // Resumed, the rest of the first eight plays; the ninth is 1000 s on.
     terminal.press("space");
     terminal.wait_line("Resumed");
-    assert_eq!(listener.count_after(8), 8);
+    assert_eq!(listener.wait_for(8).len(), 8);
     terminal.press("space");
     terminal.wait_line("Paused");
     // Paused, `s` plays the ninth at once, 1000 s ahead of its time.
     terminal.press("s");
-    assert_eq!(listener.count_after(9), 9);
+    assert_eq!(listener.wait_for(9).len(), 9);
     terminal.assert_ended_cleanly(9);
 
     let want: Vec<String> = (0..9).map(|i| format!("k{i}")).collect();
-    assert_eq!(listener.data(), want);
+    assert_eq!(listener.strings(), want);
 }
 
 #[test]
@@ -262,15 +188,15 @@ fn ctrl_c_while_paused_ends_playback_and_puts_the_terminal_back() {
     let path = dir.path().join("interrupted");
     write_bag(&path);
     let topic = unique_topic("interrupted");
-    let (listener, _subscription) = Listener::new(&domain, &topic);
+    let listener = listener(&domain, &topic);
     let remap = format!("/k:={topic}");
     let p = path.to_str().unwrap();
     let args = [p, "-p", "--wait-for-subscribers", "--remap", &remap];
     let mut terminal = Terminal::play(&domain, &args);
     terminal.wait_line("Press SPACE for Pause/Resume");
     terminal.press("s");
-    assert_eq!(listener.count_after(1), 1);
+    assert_eq!(listener.wait_for(1).len(), 1);
     terminal.press("ctrl-c");
     terminal.assert_ended_cleanly(1);
-    assert_eq!(listener.data(), ["k0"]);
+    assert_eq!(listener.strings(), ["k0"]);
 }

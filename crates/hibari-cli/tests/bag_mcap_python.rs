@@ -9,38 +9,13 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-use common::{hibari, run};
+use common::bag::{python, signal_and_wait, spawn_recorder, wait_line, wait_recorded};
 use hibari::msg::builtin_interfaces::msg::Time;
 use hibari::msg::sensor_msgs::msg::{Image, LaserScan};
 use hibari::msg::std_msgs::msg::{Header, String as RosString};
 use hibari::{Context, Message, QosProfile};
-use hibari_testkit::lines::LineChild;
-use hibari_testkit::{tempdir, unique_topic, with_timeout, TestDomain, HANG};
+use hibari_testkit::{tempdir, unique_topic, TestDomain, HANG};
 use serde_json::Value;
-
-/// The repository's Python; fails the test, saying how to install what is
-/// missing, when it or a package is absent.
-fn python(script: &str, args: &[&str]) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let python = root.join(".venv/bin/python");
-    if !python.exists() {
-        panic!("missing: .venv; run scripts/setup.sh (it installs rosbags, mcap and mcap-ros2-support)");
-    }
-    let mut cmd = Command::new(python);
-    cmd.arg("-c").arg(script).args(args);
-    let out = with_timeout(HANG, "python", move || cmd.output().expect("python runs"));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if let Some(at) = stderr.find("No module named") {
-        let line = stderr[at..].lines().next().unwrap_or_default();
-        panic!("missing: {line}; run scripts/setup.sh (or .venv/bin/pip install rosbags==0.11.9 mcap mcap-ros2-support)");
-    }
-    assert!(out.status.success(), "python failed:\n{stderr}");
-    String::from_utf8(out.stdout).expect("python prints UTF-8")
-}
 
 /// Reads an MCAP file with the `mcap` package and `mcap_ros2`'s decoders:
 /// each message's topic, schema, raw CDR (hex) and decoded fields.
@@ -67,61 +42,6 @@ with open(sys.argv[1], "rb") as f:
                     "hex": message.data.hex(), "msg": plain(decoded)})
 print(json.dumps(out))
 "#;
-
-/// `hibari bag <args>` in `domain`, killed after `HANG`.
-fn bag(domain: &TestDomain, args: &[&str]) -> assert_cmd::Command {
-    let mut cmd = hibari([&["bag"], args].concat());
-    cmd.env("ROS_DOMAIN_ID", domain.to_string()).timeout(HANG);
-    cmd
-}
-
-/// `hibari bag <args>` running in `domain`, stdin closed, stderr to `stderr`.
-fn spawn_bag(domain: &TestDomain, args: &[&str], stderr: &Path) -> LineChild {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("hibari"));
-    cmd.arg("bag")
-        .args(args)
-        .env("ROS_DOMAIN_ID", domain.to_string())
-        .env_remove("HIBARI_INTERFACE_PATH")
-        .stderr(std::fs::File::create(stderr).unwrap())
-        .stdin(Stdio::null());
-    LineChild::spawn(cmd).expect("hibari bag starts")
-}
-
-/// Reads lines until one contains `text`; fails on a timeout or the end.
-fn wait_line(child: &LineChild, text: &str) -> String {
-    let deadline = Instant::now() + HANG;
-    loop {
-        match child.next_line_by(deadline) {
-            Ok(line) if line.contains(text) => return line,
-            Ok(_) => {}
-            Err(e) => panic!("no line with {text:?} from hibari: {e:?}"),
-        }
-    }
-}
-
-/// Sends SIGINT and waits for the process to end.
-fn interrupt_and_wait(child: &mut LineChild) -> std::process::ExitStatus {
-    let pid = child.child().id().to_string();
-    let sent = Command::new("kill").args(["-INT", &pid]).status();
-    assert!(sent.is_ok_and(|s| s.success()), "kill -INT {pid}");
-    let deadline = Instant::now() + HANG;
-    loop {
-        if let Some(status) = child.child().try_wait().unwrap() {
-            return status;
-        }
-        assert!(Instant::now() < deadline, "hibari did not end after SIGINT");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// Polls `check` until it holds; fails with `what` after `HANG`.
-fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + HANG;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 fn stamp(i: u32) -> Header {
     Header {
@@ -187,7 +107,7 @@ fn the_mcap_python_package_reads_back_every_recorded_message_byte_for_byte() {
         "-o",
         out.to_str().unwrap(),
     ];
-    let mut recorder = spawn_bag(&domain, &[&["record"], &args[..]].concat(), &stderr);
+    let mut recorder = spawn_recorder(&domain, &args, &stderr);
     for _ in 0..3 {
         wait_line(&recorder, "Subscribed to topic");
     }
@@ -209,11 +129,8 @@ fn the_mcap_python_package_reads_back_every_recorded_message_byte_for_byte() {
     }
     let file = out.join("bag_0.mcap");
     let f = file.to_str().unwrap();
-    wait_until("the recorder to write every message", || {
-        let info = run(&mut bag(&domain, &["info", "--json", f]));
-        info.code == Some(0) && info.json()["message_count"] == 3 * N as u64
-    });
-    assert_eq!(interrupt_and_wait(&mut recorder).code(), Some(0));
+    wait_recorded(&domain, &file, 3 * N as u64);
+    assert_eq!(signal_and_wait(&mut recorder, "INT").code(), Some(0));
 
     let read: Value = serde_json::from_str(&python(READ_MCAP, &[f])).unwrap();
     let read = read.as_array().unwrap();

@@ -66,23 +66,6 @@ fn mismatch(expected: impl Into<String>, got: &Value) -> DynamicEncodeError {
     }
 }
 
-fn array_len(v: &Value) -> Option<usize> {
-    Some(match v {
-        Value::Bytes(x) => x.len(),
-        Value::I8s(x) => x.len(),
-        Value::I16s(x) => x.len(),
-        Value::U16s(x) => x.len(),
-        Value::I32s(x) => x.len(),
-        Value::U32s(x) => x.len(),
-        Value::I64s(x) => x.len(),
-        Value::U64s(x) => x.len(),
-        Value::F32s(x) => x.len(),
-        Value::F64s(x) => x.len(),
-        Value::Array(x) => x.len(),
-        _ => return None,
-    })
-}
-
 struct Encoder<'l, L: ?Sized, S: CdrSink> {
     lookup: &'l L,
     w: CdrWriter<S>,
@@ -135,7 +118,7 @@ impl<L: TypeLookup + ?Sized, S: CdrSink> Encoder<'_, L, S> {
         if ty.array == ArrayKind::Single {
             return self.single(&ty.base, v, depth);
         }
-        let len = array_len(v).ok_or_else(|| mismatch(type_label(ty), v))?;
+        let len = v.array_len().ok_or_else(|| mismatch(type_label(ty), v))?;
         match ty.array {
             ArrayKind::Fixed(n) if len != n as usize => {
                 return Err(DynamicEncodeError::FixedLengthMismatch {

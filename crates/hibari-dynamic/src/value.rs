@@ -74,6 +74,25 @@ impl Value {
         }
     }
 
+    /// The element count of an array value (`Bytes`, a typed vector or
+    /// `Array`); `None` for a scalar or a message.
+    pub fn array_len(&self) -> Option<usize> {
+        Some(match self {
+            Value::Bytes(x) => x.len(),
+            Value::I8s(x) => x.len(),
+            Value::I16s(x) => x.len(),
+            Value::U16s(x) => x.len(),
+            Value::I32s(x) => x.len(),
+            Value::U32s(x) => x.len(),
+            Value::I64s(x) => x.len(),
+            Value::U64s(x) => x.len(),
+            Value::F32s(x) => x.len(),
+            Value::F64s(x) => x.len(),
+            Value::Array(x) => x.len(),
+            _ => return None,
+        })
+    }
+
     pub fn as_bool(&self) -> Option<bool> {
         match *self {
             Value::Bool(b) => Some(b),

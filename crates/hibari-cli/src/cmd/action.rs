@@ -12,7 +12,7 @@ use hibari::dynamic::{self, Value};
 use hibari::interfaces::Distro;
 use hibari::EndpointKind;
 
-use super::common::yaml::{self, Printer, Style};
+use super::common::yaml::{self, Printer};
 use super::common::{self, catch_interrupts, interrupted, GraphArgs, Session};
 use super::node::actions;
 
@@ -154,14 +154,7 @@ fn send_goal(
         .create_generic_action_client(name, &ty.to_string(), registry.clone())
         .context("creating the action client")?;
     let _spinner = session.spin()?;
-    let printer = Printer {
-        registry: &registry,
-        style: Style {
-            truncate: Some(128),
-            no_arr: false,
-            no_str: false,
-        },
-    };
+    let printer = Printer::new(&registry);
     let indented = |v: &Value, t| {
         printer
             .message(t, v)
@@ -180,14 +173,7 @@ fn send_goal(
     let feedback_registry = registry.clone();
     let on_feedback: Option<Box<dyn FnMut(Value) + Send>> = feedback.then(|| {
         Box::new(move |fb: Value| {
-            let p = Printer {
-                registry: &feedback_registry,
-                style: Style {
-                    truncate: Some(128),
-                    no_arr: false,
-                    no_str: false,
-                },
-            };
+            let p = Printer::new(&feedback_registry);
             let text: String = p
                 .message(&feedback_ty, &fb)
                 .lines()

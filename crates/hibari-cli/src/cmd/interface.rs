@@ -76,18 +76,6 @@ impl DistroArg {
     }
 }
 
-/// Loads the registry for a distro plus the user's packages.
-fn load_registry(distro: Distro) -> Result<Registry> {
-    let mut registry = Registry::bundled(distro);
-    registry
-        .add_from_env()
-        .context("loading packages from HIBARI_INTERFACE_PATH")?;
-    registry
-        .validate()
-        .context("resolving interface definitions")?;
-    Ok(registry)
-}
-
 fn message_type(registry: &Registry, name: &str) -> Result<TypeName> {
     if let Some(def) = registry.message_str(name) {
         return Ok(def.name.clone());
@@ -114,7 +102,7 @@ fn message_type(registry: &Registry, name: &str) -> Result<TypeName> {
 
 pub fn run(args: InterfaceArgs) -> Result<()> {
     let distro = args.distro.distro();
-    let registry = load_registry(distro)?;
+    let registry = super::common::registry(distro)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.command {

@@ -11,7 +11,7 @@ use hibari::dynamic;
 use hibari::interfaces::model::TypeName;
 use hibari::interfaces::Distro;
 
-use super::common::yaml::{self, Printer, Style};
+use super::common::yaml::{self, Printer};
 use super::common::{self, catch_interrupts, interrupted, sleep_until, GraphArgs, Session};
 use super::topic::is_hidden;
 
@@ -186,14 +186,7 @@ fn call(
             hibari::QosProfile::services_default(),
         )
         .context("creating the client")?;
-    let printer = Printer {
-        registry: &registry,
-        style: Style {
-            truncate: Some(128),
-            no_arr: false,
-            no_str: false,
-        },
-    };
+    let printer = Printer::new(&registry);
     if !client.service_is_ready() {
         println!("waiting for service to become available...");
     }

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test file uses a different part of this module
 
+pub mod bag;
 pub mod domain;
 
 use std::path::Path;

@@ -221,6 +221,38 @@ fn distro_of(serialized: &str) -> Option<String> {
     (!distro.is_empty()).then_some(distro)
 }
 
+/// Lists the storage file `path` in `m` (its `relative_file_paths` and
+/// `files`) with its first stamp, how long it spans and how many messages it
+/// holds.
+pub fn list_file(
+    m: &mut BagMetadata,
+    path: &Path,
+    starting_time_ns: i64,
+    duration_ns: u64,
+    message_count: u64,
+) {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    m.relative_file_paths.push(name.clone());
+    m.files.push(FileInfo {
+        path: name,
+        starting_time_ns,
+        duration_ns,
+        message_count,
+    });
+}
+
+/// The first and last stamps of `span` and `file` together.
+pub fn widen<T: Ord + Copy>(span: Option<(T, T)>, file: Option<(T, T)>) -> Option<(T, T)> {
+    match (span, file) {
+        (Some((x, y)), Some((a, b))) => Some((x.min(a), y.max(b))),
+        (span, file) => span.or(file),
+    }
+}
+
 /// The metadata of a bag made of `files`, as rosbag2 derives it from its
 /// storage: topics by name, in order of appearance.
 pub fn metadata_of(files: &[FileSummary]) -> BagMetadata {
@@ -231,22 +263,14 @@ pub fn metadata_of(files: &[FileSummary]) -> BagMetadata {
         .unwrap_or_default();
     let mut span: Option<(u64, u64)> = None;
     for f in files {
-        let name = f
-            .path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        m.relative_file_paths.push(name.clone());
-        m.files.push(FileInfo {
-            path: name,
-            starting_time_ns: f.span.map_or(i64::MAX, |(a, _)| a as i64),
-            duration_ns: f.span.map_or(0, |(a, b)| b - a),
-            message_count: f.message_count(),
-        });
-        if let Some((a, b)) = f.span {
-            span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-        }
+        list_file(
+            &mut m,
+            &f.path,
+            f.span.map_or(i64::MAX, |(a, _)| a as i64),
+            f.span.map_or(0, |(a, b)| b - a),
+            f.message_count(),
+        );
+        span = widen(span, f.span);
         m.message_count += f.message_count();
         for c in f.channels.values() {
             let count = f.counts.get(&c.id).copied().unwrap_or(0);

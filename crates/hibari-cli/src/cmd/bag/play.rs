@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use hibari::msg::rosgraph_msgs::msg::Clock;
-use hibari::{Context, NodeOptions, Publisher, QosProfile, Serialized};
+use hibari::{Context, Publisher, QosProfile, Serialized};
 
 use super::controls::Controls;
 use super::info::{db_summaries, summaries};
@@ -24,6 +24,7 @@ use super::player::{Interrupted, Player};
 use super::sqlite::{self, DbSummary};
 use super::{qos, qos_overrides, PlayArgs};
 use crate::cmd::common::stop::Stop;
+use crate::cmd::common::tool_node;
 
 /// Per topic of the bag, its publisher (`None` when not played).
 type Publishers = Vec<Option<Publisher<Serialized>>>;
@@ -76,14 +77,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         None => BTreeMap::new(),
     };
     let context = Context::new().context("joining the domain")?;
-    let options = NodeOptions::new()
-        .start_parameter_services(false)
-        .start_parameter_event_publisher(false)
-        .enable_rosout(false)
-        .use_global_arguments(false);
-    let node = context
-        .create_node_with_options("rosbag2_player", options)
-        .context("creating the player's node")?;
+    let node = tool_node(&context, "rosbag2_player")?;
     let (names, publishers) = create_publishers(&node, &metadata, &args, &overrides)?;
     let clock = match args.clock {
         Some(hz) => Some((

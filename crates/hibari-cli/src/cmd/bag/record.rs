@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use hibari::interfaces::{Distro, Registry, TypeName};
-use hibari::{CdrBytes, Context, Node, NodeOptions, SampleInfo, Serialized};
+use hibari::{CdrBytes, Context, Node, SampleInfo, Serialized};
 use hibari::{SingleThreadedExecutor, Subscription};
 use regex::Regex;
 
@@ -23,6 +23,7 @@ use super::qos::{self, OfferedQos};
 use super::writer::{BagWriter, TopicMeta, WriterOptions};
 use super::RecordArgs;
 use crate::cmd::common::stop::{lock, Stop};
+use crate::cmd::common::tool_node;
 
 /// How often the open chunk is written out: what a crash can lose.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
@@ -84,14 +85,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         max_duration_ns: args.max_bag_duration.saturating_mul(1_000_000_000),
     };
     let context = Context::new().context("joining the domain")?;
-    let node_options = NodeOptions::new()
-        .start_parameter_services(false)
-        .start_parameter_event_publisher(false)
-        .enable_rosout(false)
-        .use_global_arguments(false);
-    let node = context
-        .create_node_with_options(&args.node_name, node_options)
-        .context("creating the recorder's node")?;
+    let node = tool_node(&context, &args.node_name)?;
     let mut selection = Selection {
         topics: BTreeSet::new(),
         all: args.all,

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
+use super::metadata::BagMetadata;
 use super::open::{files_ending, mcap_files, metadata_of, summarize};
 use super::scan::{self, Item, ScanEnd};
 use super::sqlite;
@@ -70,14 +71,7 @@ pub fn run(args: ReindexArgs) -> Result<()> {
         summaries.push(summarize(file)?);
     }
     if let Some(dir) = dir {
-        let metadata = metadata_of(&summaries);
-        write_metadata(&dir, &metadata)?;
-        println!(
-            "Wrote {}: {} messages on {} topics",
-            dir.join("metadata.yaml").display(),
-            metadata.message_count,
-            metadata.topics.len()
-        );
+        write_and_report(&dir, &metadata_of(&summaries))?;
     }
     Ok(())
 }
@@ -88,8 +82,12 @@ fn reindex_sqlite(dir: &Path, files: &[PathBuf]) -> Result<()> {
         .iter()
         .map(|f| sqlite::summarize(f))
         .collect::<Result<Vec<_>>>()?;
-    let metadata = sqlite::metadata_of(&summaries);
-    write_metadata(dir, &metadata)?;
+    write_and_report(dir, &sqlite::metadata_of(&summaries))
+}
+
+/// Writes `metadata` as `dir`'s `metadata.yaml` and says so.
+fn write_and_report(dir: &Path, metadata: &BagMetadata) -> Result<()> {
+    write_metadata(dir, metadata)?;
     println!(
         "Wrote {}: {} messages on {} topics",
         dir.join("metadata.yaml").display(),

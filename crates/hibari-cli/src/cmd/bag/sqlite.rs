@@ -17,7 +17,8 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use super::metadata::{BagMetadata, FileInfo, TopicInfo};
+use super::metadata::{BagMetadata, TopicInfo};
+use super::open::{list_file, widen};
 use super::qos;
 
 /// The first bytes of every SQLite 3 database.
@@ -193,22 +194,14 @@ pub fn metadata_of(files: &[DbSummary]) -> BagMetadata {
         .unwrap_or_default();
     let mut span: Option<(i64, i64)> = None;
     for f in files {
-        let name = f
-            .path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        m.relative_file_paths.push(name.clone());
-        m.files.push(FileInfo {
-            path: name,
-            starting_time_ns: f.span.map_or(i64::MAX, |(a, _)| a),
-            duration_ns: f.span.map_or(0, |(a, b)| b.saturating_sub(a).max(0) as u64),
-            message_count: f.message_count,
-        });
-        if let Some((a, b)) = f.span {
-            span = Some(span.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-        }
+        list_file(
+            &mut m,
+            &f.path,
+            f.span.map_or(i64::MAX, |(a, _)| a),
+            f.span.map_or(0, |(a, b)| b.saturating_sub(a).max(0) as u64),
+            f.message_count,
+        );
+        span = widen(span, f.span);
         m.message_count += f.message_count;
         for t in &f.topics {
             match m.topics.iter_mut().find(|k| k.name == t.info.name) {

@@ -41,15 +41,8 @@ pub struct Session {
 impl Session {
     pub fn new() -> Result<Session> {
         let context = Context::new().context("joining the domain")?;
-        let options = NodeOptions::new()
-            .start_parameter_services(false)
-            .start_parameter_event_publisher(false)
-            .enable_rosout(false)
-            .use_global_arguments(false);
         let name = format!("_hibari_cli_{}", std::process::id());
-        let node = context
-            .create_node_with_options(&name, options)
-            .context("creating the command's node")?;
+        let node = tool_node(&context, &name)?;
         Ok(Session {
             node,
             _context: context,
@@ -136,6 +129,20 @@ impl Session {
             }
         }
     }
+}
+
+/// A node of a command (`_hibari_cli_…`, `rosbag2_recorder`, …) that adds
+/// nothing to the graph it looks at: no parameter services, no
+/// `/parameter_events`, no `/rosout`, no `--ros-args` of the command line.
+pub fn tool_node(context: &Context, name: &str) -> Result<Node> {
+    let options = NodeOptions::new()
+        .start_parameter_services(false)
+        .start_parameter_event_publisher(false)
+        .enable_rosout(false)
+        .use_global_arguments(false);
+    context
+        .create_node_with_options(name, options)
+        .with_context(|| format!("creating the node {name}"))
 }
 
 /// An executor spinning on a thread; cancelled and joined when dropped.

@@ -87,7 +87,19 @@ pub struct Printer<'a> {
     pub style: Style,
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'a> {
+    /// A printer with `ros2`'s defaults: arrays and strings cut at 128.
+    pub fn new(registry: &'a Registry) -> Printer<'a> {
+        Printer {
+            registry,
+            style: Style {
+                truncate: Some(128),
+                no_arr: false,
+                no_str: false,
+            },
+        }
+    }
+
     /// The YAML text of `value` (a message of type `ty`), one line per
     /// scalar field, without a trailing `---`.
     pub fn message(&self, ty: &TypeName, value: &Value) -> String {
@@ -117,7 +129,7 @@ impl Printer<'_> {
         if let Some(ty) = ty.filter(|t| t.array != ArrayKind::Single) {
             if self.style.no_arr {
                 out.push(' ');
-                out.push_str(&quote(&array_note(ty, array_len(v))));
+                out.push_str(&quote(&array_note(ty, v.array_len())));
                 out.push('\n');
                 return;
             }
@@ -129,7 +141,7 @@ impl Printer<'_> {
                 let nested = nested_type(ty);
                 self.fields_or_plain(out, nested.as_ref(), v, indent + 2);
             }
-            _ if array_len(v).is_some() => {
+            _ if v.array_len().is_some() => {
                 let items = items(v);
                 if items.is_empty() {
                     out.push_str(" []\n");
@@ -189,7 +201,7 @@ impl Printer<'_> {
 
     fn value(&self, out: &mut String, v: &Value, ty: Option<&FieldType>, indent: usize) {
         // A lone value (`--field data`): a scalar on its line, a block otherwise.
-        if array_len(v).is_some() || matches!(v, Value::Message(_)) {
+        if v.array_len().is_some() || matches!(v, Value::Message(_)) {
             let mut block = String::new();
             self.after_key(&mut block, v, ty, indent);
             out.push_str(block.trim_start_matches(' ').trim_start_matches('\n'));
@@ -216,7 +228,7 @@ impl Printer<'_> {
                     .collect();
                 format!("{{{}}}", parts.join(", "))
             }
-            _ if array_len(v).is_some() => {
+            _ if v.array_len().is_some() => {
                 let items = items(v);
                 let shown = self
                     .style
@@ -257,24 +269,6 @@ fn nested_type(ty: Option<&FieldType>) -> Option<TypeName> {
         Some(BaseType::Named(n)) => Some(n.clone()),
         _ => None,
     }
-}
-
-/// The element count of an array value, `None` for a scalar or message.
-pub fn array_len(v: &Value) -> Option<usize> {
-    Some(match v {
-        Value::Bytes(x) => x.len(),
-        Value::I8s(x) => x.len(),
-        Value::I16s(x) => x.len(),
-        Value::U16s(x) => x.len(),
-        Value::I32s(x) => x.len(),
-        Value::U32s(x) => x.len(),
-        Value::I64s(x) => x.len(),
-        Value::U64s(x) => x.len(),
-        Value::F32s(x) => x.len(),
-        Value::F64s(x) => x.len(),
-        Value::Array(x) => x.len(),
-        _ => return None,
-    })
 }
 
 /// An array's elements as scalar values (the flat vectors widened).

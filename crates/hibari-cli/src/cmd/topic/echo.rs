@@ -187,7 +187,7 @@ fn csv_cells(printer: &Printer<'_>, v: &Value, cells: &mut Vec<String>) {
     match v {
         Value::Message(s) => s.iter().for_each(|(_, f)| csv_cells(printer, f, cells)),
         Value::String(s) => cells.push(s.clone()),
-        _ if yaml::array_len(v).is_some() => {
+        _ if v.array_len().is_some() => {
             let items = yaml::items(v);
             let shown = printer
                 .style

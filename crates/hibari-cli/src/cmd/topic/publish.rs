@@ -13,7 +13,7 @@ use hibari::dynamic::{self, FromJsonOptions};
 use hibari::interfaces::Distro;
 
 use super::TopicQos;
-use crate::cmd::common::yaml::{self, Printer, Style};
+use crate::cmd::common::yaml::{self, Printer};
 use crate::cmd::common::{self, catch_interrupts, interrupted, sleep_until, GraphArgs, Session};
 
 #[derive(Args, Debug)]
@@ -66,14 +66,7 @@ pub fn run(_graph: &GraphArgs, args: PubArgs) -> Result<()> {
         }
         let value = dynamic::from_json_with(&registry, &ty, &json, &options)
             .with_context(|| format!("the values do not make a {ty}"))?;
-        let printer = Printer {
-            registry: &registry,
-            style: Style {
-                truncate: Some(128),
-                no_arr: false,
-                no_str: false,
-            },
-        };
+        let printer = Printer::new(&registry);
         let text = printer.flow(&value);
         Ok((dynamic::encode(&registry, &ty, &value)?, text))
     };

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::io::Write as _;
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context as _, Result};
@@ -14,7 +14,8 @@ use hibari::interfaces::{Distro, Registry};
 use hibari::CdrBytes;
 
 use super::TopicQos;
-use crate::cmd::common::{self, catch_interrupts, interrupted, GraphArgs, Session};
+use crate::cmd::common::stop::lock;
+use crate::cmd::common::{self, catch_interrupts, interrupted, sleep_until, GraphArgs, Session};
 
 #[derive(Args, Debug)]
 pub struct HzArgs {
@@ -55,43 +56,40 @@ trait Meter {
 }
 
 /// Subscribes to `topic` (any type, bytes only) and feeds `meter` every
-/// message, printing its report once a second, until Ctrl-C.
-fn watch(
+/// message in the subscription's callback (one wake-up per message: no
+/// hand-over to another thread), printing its report once a second, until
+/// Ctrl-C.
+fn watch<M: Meter + Send + 'static>(
     session: &Session,
     topic: &str,
     type_name: &str,
     qos: &TopicQos,
-    meter: &mut dyn Meter,
+    meter: M,
 ) -> Result<()> {
     let publishers = session.publishers(topic)?;
-    let (tx, rx) = mpsc::sync_channel::<(CdrBytes, Instant)>(4096);
+    let meter = Arc::new(Mutex::new(meter));
+    let fed = meter.clone();
     let _subscription = session
         .node
         .create_generic_subscription(
             topic,
             type_name,
             qos.qos.for_subscription(&publishers),
-            move |b, _| {
-                let _ = tx.try_send((b, Instant::now()));
-            },
+            move |b, _| lock(&fed).each(b, Instant::now()),
         )
         .context("subscribing")?;
     let _spinner = session.spin()?;
     let mut next_report = Instant::now() + Duration::from_secs(1);
     let mut out = std::io::stdout().lock();
-    while !interrupted() {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok((bytes, at)) => meter.each(bytes, at),
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+    loop {
+        sleep_until(next_report);
+        if interrupted() {
+            return Ok(());
         }
-        if Instant::now() >= next_report {
-            meter.report(&mut out)?;
-            out.flush()?;
-            next_report += Duration::from_secs(1);
-        }
+        lock(&meter).report(&mut out)?;
+        out.flush()?;
+        next_report += Duration::from_secs(1);
     }
-    Ok(())
 }
 
 /// The session and the topic's type, waiting for the topic to appear.
@@ -157,13 +155,13 @@ impl Meter for Hz {
 
 pub fn hz(graph: &GraphArgs, args: HzArgs) -> Result<()> {
     let (session, ty) = join(graph, &args.topic)?;
-    let mut meter = Hz {
+    let meter = Hz {
         window: args.window,
         last: None,
         intervals: VecDeque::new(),
         fresh: false,
     };
-    watch(&session, &args.topic, &ty, &args.qos, &mut meter)
+    watch(&session, &args.topic, &ty, &args.qos, meter)
 }
 
 /// Bytes in ros2 bw's units.
@@ -211,27 +209,27 @@ impl Meter for Bw {
 
 pub fn bw(graph: &GraphArgs, args: BwArgs) -> Result<()> {
     let (session, ty) = join(graph, &args.topic)?;
-    let mut meter = Bw {
+    let meter = Bw {
         limit: args.window,
         window: VecDeque::new(),
     };
-    watch(&session, &args.topic, &ty, &args.qos, &mut meter)
+    watch(&session, &args.topic, &ty, &args.qos, meter)
 }
 
-struct Delay<'r> {
-    registry: &'r Registry,
+struct Delay {
+    registry: Arc<Registry>,
     ty: TypeName,
     window: usize,
     delays: VecDeque<f64>,
     bad: Option<String>,
 }
 
-impl Meter for Delay<'_> {
+impl Meter for Delay {
     fn each(&mut self, bytes: CdrBytes, _: Instant) {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
-        match dynamic::decode(self.registry, &self.ty, bytes.bytes()) {
+        match dynamic::decode(&*self.registry, &self.ty, bytes.bytes()) {
             Ok(v) => {
                 if let Some(stamp) = stamp_seconds(&v) {
                     push(&mut self.delays, self.window, now.as_secs_f64() - stamp);
@@ -257,7 +255,7 @@ impl Meter for Delay<'_> {
 }
 
 pub fn delay(graph: &GraphArgs, args: DelayArgs) -> Result<()> {
-    let registry = common::registry(Distro::Jazzy)?;
+    let registry = Arc::new(common::registry(Distro::Jazzy)?);
     let (session, type_name) = join(graph, &args.topic)?;
     let ty = common::known_type(&registry, &type_name, "message")?;
     let has_header = registry
@@ -266,14 +264,14 @@ pub fn delay(graph: &GraphArgs, args: DelayArgs) -> Result<()> {
     if !has_header {
         bail!("{type_name} has no `header` field: `topic delay` needs header.stamp");
     }
-    let mut meter = Delay {
-        registry: &registry,
+    let meter = Delay {
+        registry: registry.clone(),
         ty,
         window: args.window,
         delays: VecDeque::new(),
         bad: None,
     };
-    watch(&session, &args.topic, &type_name, &args.qos, &mut meter)
+    watch(&session, &args.topic, &type_name, &args.qos, meter)
 }
 
 fn stamp_seconds(v: &Value) -> Option<f64> {
