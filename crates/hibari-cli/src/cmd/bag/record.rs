@@ -159,8 +159,21 @@ pub fn run(args: RecordArgs) -> Result<()> {
         (s.bag.take().expect("the bag is taken once"), s.error.take())
     };
     let result = result.and(late_error.map_or(Ok(()), Err));
-    let metadata = bag.finish()?;
-    result?;
+    // A failed write (a full disk) is what to report; finishing the file
+    // then usually fails too, and says less.
+    let metadata = match (result, bag.finish()) {
+        (Ok(()), finished) => finished?,
+        (Err(e), finished) => {
+            if let Err(f) = finished {
+                eprintln!("warning: {f:#}");
+            }
+            return Err(e.context(format!(
+                "recording stopped; what '{}' holds reads up to its last complete chunk \
+                 (`hibari bag reindex` rebuilds its index once there is space)",
+                dir.display()
+            )));
+        }
+    };
     println!(
         "Recording stopped: {} messages on {topics} topics in '{}'",
         metadata.message_count,
