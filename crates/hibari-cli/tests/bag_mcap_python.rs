@@ -83,6 +83,22 @@ fn scan(i: u32) -> LaserScan {
 
 #[test]
 fn the_mcap_python_package_reads_back_every_recorded_message_byte_for_byte() {
+    recorded_and_read_back(&[]);
+}
+
+/// Without chunks, CRCs or message indexes: messages stand alone in the file.
+#[test]
+fn a_fastwrite_bag_reads_back_the_same() {
+    recorded_and_read_back(&["--storage-preset", "fastwrite"]);
+}
+
+/// zstd chunks, at the level that makes the smallest files.
+#[test]
+fn a_zstd_small_bag_reads_back_the_same() {
+    recorded_and_read_back(&["--storage-preset-profile", "zstd_small"]);
+}
+
+fn recorded_and_read_back(preset: &[&str]) {
     const N: u32 = 6;
     let domain = TestDomain::reserve();
     let dir = tempdir().unwrap();
@@ -107,7 +123,7 @@ fn the_mcap_python_package_reads_back_every_recorded_message_byte_for_byte() {
         "-o",
         out.to_str().unwrap(),
     ];
-    let mut recorder = spawn_recorder(&domain, &args, &stderr);
+    let mut recorder = spawn_recorder(&domain, &[&args[..], preset].concat(), &stderr);
     for _ in 0..3 {
         wait_line(&recorder, "Subscribed to topic");
     }

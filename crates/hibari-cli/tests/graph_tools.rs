@@ -4,16 +4,13 @@
 
 mod common;
 
-use std::process::Command as StdCommand;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use common::domain::{Fixture, Spin, LONG};
 use hibari::msg::geometry_msgs::msg::{Twist, Vector3};
 use hibari::msg::std_msgs::msg::String as RosString;
 use hibari::msg::std_srvs::srv::{SetBool, SetBool_Request, SetBool_Response};
 use hibari::QosProfile;
-use hibari_testkit::lines::LineChild;
 use hibari_testkit::unique_topic;
 
 fn hello() -> RosString {
@@ -232,68 +229,6 @@ fn pub_once_reaches_a_subscriber_and_bad_yaml_is_refused() {
     ])
     .failure()
     .stderr_has(&["YAML"]);
-}
-
-/// Sends SIGINT to a running command, as Ctrl-C does.
-fn interrupt(child: &mut LineChild) -> std::process::ExitStatus {
-    let pid = child.child().id().to_string();
-    let sent = StdCommand::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let deadline = Instant::now() + LONG;
-    loop {
-        if let Some(status) = child.child().try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the command did not end within {LONG:?} of Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-#[test]
-fn hz_and_bw_report_a_live_topic_and_end_cleanly_on_ctrl_c() {
-    let f = Fixture::new();
-    let topic = unique_topic("rate");
-    let _pub = f.keep_publishing(&topic, hello);
-    for verb in ["hz", "bw"] {
-        let mut std_cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("hibari"));
-        std_cmd
-            .args(["topic", verb, &topic])
-            .env("ROS_DOMAIN_ID", f.domain.to_string());
-        let mut child = LineChild::spawn(std_cmd).unwrap();
-        let mut first = child.next_line(LONG).unwrap();
-        while first == "no new messages" {
-            first = child.next_line(LONG).unwrap();
-        }
-        let detail = child.next_line(LONG).unwrap();
-        if verb == "hz" {
-            // 50 Hz published: a rate of 1/period, not of the period.
-            let rate: f64 = first
-                .strip_prefix("average rate: ")
-                .unwrap()
-                .parse()
-                .unwrap();
-            assert!(rate > 5.0 && rate < 500.0, "{first}");
-            assert!(
-                detail.starts_with("\tmin: ") && detail.contains(" window: "),
-                "{detail}"
-            );
-        } else {
-            assert!(
-                first.contains("/s from ") && first.ends_with(" messages"),
-                "{first}"
-            );
-            // "hello world: 1": 4 bytes of header, 4 of length, 15 of text.
-            assert!(detail.contains("Message size mean: 23.00 B"), "{detail}");
-        }
-        let status = interrupt(&mut child);
-        assert!(status.success(), "{verb} after Ctrl-C: {status}");
-    }
 }
 
 #[test]

@@ -1,12 +1,14 @@
 //! A domain of a test's own with a node in it, for running graph commands
 //! (`topic`, `node`, `service`, `param`, `action`) against this process.
 
+use std::process::Command as StdCommand;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hibari::{Context, Node, QosProfile, SingleThreadedExecutor};
+use hibari_testkit::lines::LineChild;
 use hibari_testkit::TestDomain;
 
 use super::{hibari, run, Run};
@@ -111,5 +113,26 @@ impl Drop for Spin {
         if let Some(t) = self.thread.take() {
             t.join().unwrap();
         }
+    }
+}
+
+/// Sends SIGINT to a running command, as Ctrl-C does.
+pub fn interrupt(child: &mut LineChild) -> std::process::ExitStatus {
+    let pid = child.child().id().to_string();
+    let sent = StdCommand::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + LONG;
+    loop {
+        if let Some(status) = child.child().try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the command did not end within {LONG:?} of Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

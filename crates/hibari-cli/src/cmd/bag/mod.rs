@@ -71,6 +71,20 @@ pub enum CompressionMode {
     Chunk,
 }
 
+/// rosbag2's MCAP storage presets (`--storage-preset-profile`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StoragePreset {
+    /// No chunks, no CRCs, no message index: each message goes to the file
+    /// as it arrives, at the least CPU per byte (readers scan the file).
+    Fastwrite,
+    /// zstd chunks at the fastest level (as `--compression-mode chunk`).
+    #[value(name = "zstd_fast")]
+    ZstdFast,
+    /// zstd chunks at a high level, in larger chunks: the smallest files.
+    #[value(name = "zstd_small")]
+    ZstdSmall,
+}
+
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     /// Topics to record (relative names resolve against `/`).
@@ -102,6 +116,9 @@ pub struct RecordArgs {
     /// `chunk`: zstd-compressed MCAP chunks; `none`: uncompressed, as rosbag2 by default.
     #[arg(long, value_enum, default_value_t = CompressionMode::None)]
     pub compression_mode: CompressionMode,
+    /// A storage preset of rosbag2's MCAP plugin; `zstd_*` imply chunk compression.
+    #[arg(long, value_enum, visible_alias = "storage-preset")]
+    pub storage_preset_profile: Option<StoragePreset>,
     /// Also record hidden topics (a name part starting with `_`).
     #[arg(long)]
     pub include_hidden_topics: bool,

@@ -21,7 +21,7 @@ use regex::Regex;
 
 use super::qos::{self, OfferedQos};
 use super::writer::{BagWriter, TopicMeta, WriterOptions};
-use super::RecordArgs;
+use super::{CompressionMode, RecordArgs, StoragePreset};
 use crate::cmd::common::stop::{lock, Stop};
 use crate::cmd::common::tool_node;
 
@@ -81,6 +81,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
     });
     let options = WriterOptions {
         compression: args.compression_mode,
+        preset: args.storage_preset_profile,
         max_size: args.max_bag_size,
         max_duration_ns: args.max_bag_duration.saturating_mul(1_000_000_000),
     };
@@ -113,11 +114,13 @@ pub fn run(args: RecordArgs) -> Result<()> {
         scratch: Vec::new(),
     }));
     println!(
-        "Recording to '{}' ({} chunks); Ctrl-C stops",
+        "Recording to '{}' ({}); Ctrl-C stops",
         dir.display(),
-        match args.compression_mode {
-            super::CompressionMode::None => "uncompressed",
-            super::CompressionMode::Chunk => "zstd",
+        match (args.storage_preset_profile, args.compression_mode) {
+            (Some(StoragePreset::Fastwrite), _) => "no chunks: fastwrite",
+            (Some(StoragePreset::ZstdSmall), _) => "zstd chunks: zstd_small",
+            (Some(StoragePreset::ZstdFast), _) | (None, CompressionMode::Chunk) => "zstd chunks",
+            (None, CompressionMode::None) => "uncompressed chunks",
         }
     );
     let mut recorder = Recorder {

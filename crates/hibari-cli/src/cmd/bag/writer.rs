@@ -15,7 +15,7 @@ use mcap::records::{MessageHeader, Metadata};
 
 use super::metadata::{BagMetadata, FileInfo, TopicInfo};
 use super::qos::{self, OfferedQos};
-use super::CompressionMode;
+use super::{CompressionMode, StoragePreset};
 
 /// A topic as the bag records it.
 #[derive(Clone, Debug)]
@@ -32,6 +32,7 @@ pub struct TopicMeta {
 #[derive(Clone, Copy, Debug)]
 pub struct WriterOptions {
     pub compression: CompressionMode,
+    pub preset: Option<StoragePreset>,
     /// Bytes; 0: never split by size.
     pub max_size: u64,
     /// Nanoseconds of log time; 0: never split by duration.
@@ -101,18 +102,32 @@ impl BagWriter {
             0 => mcap::WriteOptions::DEFAULT_CHUNK_SIZE,
             max => (max / 4).clamp(4096, mcap::WriteOptions::DEFAULT_CHUNK_SIZE),
         };
-        let compression = match self.options.compression {
-            CompressionMode::None => None,
-            CompressionMode::Chunk => Some(mcap::Compression::Zstd),
+        let (compression, level, chunk_size) = match (self.options.preset, self.options.compression)
+        {
+            (Some(StoragePreset::ZstdSmall), _) => {
+                (Some(mcap::Compression::Zstd), 19, chunk_size.max(4 << 20))
+            }
+            (Some(StoragePreset::ZstdFast), _) | (_, CompressionMode::Chunk) => {
+                (Some(mcap::Compression::Zstd), 1, chunk_size)
+            }
+            _ => (None, 1, chunk_size),
         };
-        let writer = mcap::WriteOptions::new()
+        let mut writer = mcap::WriteOptions::new()
             .profile("ros2")
             .library(concat!("hibari ", env!("CARGO_PKG_VERSION")))
             .compression(compression)
-            .compression_level(1)
+            .compression_level(level)
             .compression_threads(0)
             .chunk_size(Some(chunk_size))
-            .disable_seeking(true)
+            .disable_seeking(true);
+        if self.options.preset == Some(StoragePreset::Fastwrite) {
+            writer = writer
+                .use_chunks(false)
+                .emit_message_indexes(false)
+                .calculate_data_section_crc(false)
+                .calculate_summary_section_crc(false);
+        }
+        let writer = writer
             .create(file)
             .with_context(|| format!("cannot write {}", path.display()))?;
         let mut open = OpenFile {
