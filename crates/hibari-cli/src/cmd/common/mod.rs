@@ -9,6 +9,7 @@
 //! does.
 
 pub mod qos;
+mod scalars;
 pub mod stop;
 pub mod yaml;
 #[cfg(test)]
