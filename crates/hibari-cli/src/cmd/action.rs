@@ -146,9 +146,7 @@ fn send_goal(
     let goal_ty = def.goal.name.clone();
     let goal_value = dynamic::from_json(&*registry, &goal_ty, &yaml::parse(goal)?)
         .with_context(|| format!("the goal does not make a {goal_ty}"))?;
-    let session = Session::discovered(&GraphArgs {
-        spin_time: graph.spin_time.min(0.2),
-    })?;
+    let session = Session::joined(graph)?;
     let client = session
         .node
         .create_generic_action_client(name, &ty.to_string(), registry.clone())

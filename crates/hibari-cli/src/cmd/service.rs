@@ -156,9 +156,7 @@ fn call(
     }
     let registry = common::registry(Distro::Jazzy)?;
     let json = yaml::parse(values)?;
-    let session = Session::discovered(&GraphArgs {
-        spin_time: graph.spin_time.min(0.2),
-    })?;
+    let session = Session::joined(graph)?;
     let type_name = match service_type {
         Some(t) => t,
         None => {
@@ -177,7 +175,7 @@ fn call(
     let response_ty: TypeName = def.response.name.clone();
     let request = dynamic::from_json(&registry, &request_ty, &json)
         .with_context(|| format!("the values do not make a {request_ty}"))?;
-    let bytes = dynamic::encode(&registry, &request_ty, &request)?;
+    let bytes = hibari::CdrBytes::from(dynamic::encode(&registry, &request_ty, &request)?);
     let client = session
         .node
         .create_generic_client(

@@ -57,6 +57,14 @@ impl Session {
         Ok(session)
     }
 
+    /// A session for a verb that then waits for what it needs itself (a
+    /// topic's type, a publisher, a server): at most 0.2 s of discovery.
+    pub fn joined(args: &GraphArgs) -> Result<Session> {
+        Session::discovered(&GraphArgs {
+            spin_time: args.spin_time.min(0.2),
+        })
+    }
+
     /// Runs an executor for the node on a thread of its own until dropped.
     pub fn spin(&self) -> Result<Spinner> {
         let executor = Arc::new(SingleThreadedExecutor::new());

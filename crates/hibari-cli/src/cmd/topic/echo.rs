@@ -59,9 +59,7 @@ pub struct EchoArgs {
 pub fn run(graph: &GraphArgs, args: EchoArgs) -> Result<()> {
     catch_interrupts();
     let registry = common::registry(Distro::Jazzy)?;
-    let session = Session::discovered(&GraphArgs {
-        spin_time: graph.spin_time.min(0.2),
-    })?;
+    let session = Session::joined(graph)?;
     let type_name = match &args.type_name {
         Some(t) => t.clone(),
         None => session.topic_type(&args.topic, "echo")?,

@@ -76,7 +76,9 @@ pub fn run(_graph: &GraphArgs, args: PubArgs) -> Result<()> {
             .unwrap_or_default();
         (d.as_secs() as i32, d.subsec_nanos())
     };
-    let (mut bytes, mut text) = encode(uses_now.then(now))?;
+    let (first, mut text) = encode(uses_now.then(now))?;
+    // Shared, not copied, by each publish.
+    let mut bytes = hibari::CdrBytes::from(first);
     let session = Session::new()?;
     let publisher = session
         .node
@@ -105,7 +107,8 @@ pub fn run(_graph: &GraphArgs, args: PubArgs) -> Result<()> {
     let mut count = 0u64;
     while !interrupted() && times.is_none_or(|t| count < t) {
         if uses_now && count > 0 {
-            (bytes, text) = encode(Some(now()))?;
+            let (fresh, t) = encode(Some(now()))?;
+            (bytes, text) = (hibari::CdrBytes::from(fresh), t);
         }
         publisher
             .publish(bytes.clone())

@@ -95,9 +95,7 @@ fn watch<M: Meter + Send + 'static>(
 /// The session and the topic's type, waiting for the topic to appear.
 fn join(graph: &GraphArgs, topic: &str) -> Result<(Session, String)> {
     catch_interrupts();
-    let session = Session::discovered(&GraphArgs {
-        spin_time: graph.spin_time.min(0.2),
-    })?;
+    let session = Session::joined(graph)?;
     let type_name = session.topic_type(topic, "measure")?;
     Ok((session, type_name))
 }
