@@ -33,7 +33,11 @@
 # scripts/setup.sh). It runs on the stable toolchain through RUSTC_BOOTSTRAP=1
 # (cargo-fuzz passes nightly-only -Z flags); on nightly that is harmless.
 # Environment: FUZZ_JOBS (default 1) runs that many libFuzzer workers per
-# target (-fork), for long runs on a many-core machine.
+# target (-fork), for long runs on a many-core machine. FUZZ_PARALLEL (default:
+# the number of CPUs) runs that many targets at once. FUZZ_PROFILE=dev builds
+# unoptimized (cargo fuzz --dev): the build takes under half the time and runs
+# about a tenth as many inputs a second; the test suite uses it for its short
+# regression run. The default, release, is the one for a real search.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -58,9 +62,15 @@ done
 log_dir=fuzz/target/fuzz-logs
 mkdir -p "$log_dir"
 
-printf '\033[1;34m[fuzz]\033[0m building %d targets (cargo fuzz build, ASan)\n' "${#all_targets[@]}"
+case ${FUZZ_PROFILE:-release} in
+  release) profile=() ;;
+  dev) profile=(--dev) ;;
+  *) echo "FUZZ_PROFILE is release or dev, not ${FUZZ_PROFILE}" >&2; exit 2 ;;
+esac
+printf '\033[1;34m[fuzz]\033[0m building %d targets (cargo fuzz build %s, ASan)\n' \
+  "${#all_targets[@]}" "${profile[*]:-(optimized)}"
 start=$(date +%s)
-cargo fuzz build
+cargo fuzz build "${profile[@]}"
 printf '\033[1;34m[fuzz]\033[0m build took %ds\n' "$(( $(date +%s) - start ))"
 
 libfuzzer_args=(
@@ -74,24 +84,44 @@ libfuzzer_args=(
 jobs=${FUZZ_JOBS:-1}
 [ "$jobs" -gt 1 ] && libfuzzer_args+=(-fork="$jobs")
 
-failed=()
-summaries=()
-for t in "${targets[@]}"; do
+# One target: runs it, then leaves "<status> <runs> <coverage>" in $log.status.
+run_target() {
+  local t=$1 log=$log_dir/$1.log status runs cov
   mkdir -p "fuzz/corpus/$t"
-  log=$log_dir/$t.log
-  printf '\033[1;34m[fuzz]\033[0m %s for %ss (log: %s)\n' "$t" "$seconds" "$log"
   # First corpus dir: where new inputs go (gitignored); the seeds are read only.
-  if cargo fuzz run "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- "${libfuzzer_args[@]}" >"$log" 2>&1; then
+  if cargo fuzz run "${profile[@]}" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- "${libfuzzer_args[@]}" >"$log" 2>&1; then
     status=ok
   else
     status=CRASH
-    failed+=("$t")
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
   [ -n "$runs" ] || runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n1)
   cov=$(grep -E '^#[0-9]+' "$log" | tail -n1 | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' || true)
-  summaries+=("$(printf '%-15s %-5s %12s runs in %ss  %s' "$t" "$status" "${runs:-?}" "$seconds" "$cov")")
-  if [ "$status" = CRASH ]; then
+  echo "$status ${runs:-?} $cov" >"$log.status"
+}
+
+parallel=${FUZZ_PARALLEL:-$(nproc)}
+running=0
+for t in "${targets[@]}"; do
+  rm -f "$log_dir/$t.log.status"
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  printf '\033[1;34m[fuzz]\033[0m %s for %ss (log: %s)\n' "$t" "$seconds" "$log_dir/$t.log"
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+
+failed=()
+summaries=()
+for t in "${targets[@]}"; do
+  log=$log_dir/$t.log
+  read -r status runs cov <"$log.status" || { status=CRASH runs="?" cov="(no status: the run died)"; }
+  summaries+=("$(printf '%-15s %-5s %12s runs in %ss  %s' "$t" "$status" "$runs" "$seconds" "$cov")")
+  if [ "$status" != ok ]; then
+    failed+=("$t")
     grep -A2 -E "panicked at|^thread '|ERROR: libFuzzer|ERROR: AddressSanitizer|==ERROR|out-of-memory|malloc limit|Test unit written to" "$log" | head -n 20 >&2 || true
     echo "  full log: $log" >&2
   fi

@@ -77,13 +77,18 @@ def topic() -> str:
 
 
 def spin_until(executor: hibari.Executor, done: Callable[[], bool], timeout: float = LONG) -> bool:
-    """Spins ``executor`` until ``done()`` or ``timeout``; returns ``done()``."""
+    """Spins ``executor`` until ``done()`` or ``timeout``; returns ``done()``.
+
+    ``done()`` is checked at least every 50 ms, not only after work: it may
+    watch something outside the executor (another process's output), which
+    wakes no callback.
+    """
     deadline = time.monotonic() + timeout
     while not done():
         left = deadline - time.monotonic()
         if left <= 0:
             return False
-        executor.spin_once(timeout_sec=left)
+        executor.spin_once(timeout_sec=min(left, 0.05))
     return True
 
 

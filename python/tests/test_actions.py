@@ -206,6 +206,12 @@ def test_an_async_execute_callback_and_a_deferred_execute(rig: Rig, fib: Any, to
     assert sent.wait(LONG)
     handle = sent.result()
     assert handle.accepted
+    # The accept reaches the client first, then the server's accepted callback
+    # runs (rclpy's order); in one process the client's future resolves on
+    # delivery, so that callback may still be on its way.
+    deadline = time.monotonic() + LONG
+    while not waiting and time.monotonic() < deadline:
+        time.sleep(0.001)
     assert len(waiting) == 1 and waiting[0].status == 1  # ACCEPTED, not executing
     waiting[0].execute()
     with pytest.raises(hibari.HibariError, match="cannot go from Executing|the goal has ended"):

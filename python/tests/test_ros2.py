@@ -125,11 +125,11 @@ def test_rclpys_parameter_client_reads_and_sets_a_hibari_python_nodes_parameters
         line: List[str] = []
 
         def result() -> bool:
-            try:
-                line.append(client.lines.get_nowait())
-            except queue.Empty:
-                pass
-            return any(x.startswith("result ") for x in line)
+            while True:
+                try:
+                    line.append(client.lines.get_nowait())
+                except queue.Empty:
+                    return any(x.startswith("result ") for x in line)
 
         assert spin_until(executor, result, DISCOVERY), line
     finally:
