@@ -3,8 +3,11 @@
 #   hz [SECONDS]      `topic hz` on a 1 kHz topic: the CPU of the hz process (user +
 #                     system, from /proc/<pid>/stat) over SECONDS (default 10), and of
 #                     the publisher beside it, with the rate hz itself reports.
-#   record [SECONDS]  `bag record` of a 1080p RGB camera at 30 Hz and a 100 Hz
-#                     LaserScan (the sensor_load example) for SECONDS (default 60):
+#   record [SECONDS] [PRESET]
+#                     `bag record` of a 1080p RGB camera at 30 Hz and a 100 Hz
+#                     LaserScan (the sensor_load example) for SECONDS (default 60),
+#                     with --storage-preset-profile PRESET when given (fastwrite,
+#                     zstd_fast, zstd_small):
 #                     messages sent against recorded, the recorder's CPU, its write
 #                     rate, and a plain sequential write (dd) of as many bytes to the
 #                     same disk in the same run. Needs ~190 MB of disk per second.
@@ -27,7 +30,9 @@ if [ "$mode" = record ]; then
   seconds=${2:-60}
   dir=$PWD/target/bench-tools
   rm -rf "$dir" && mkdir -p "$dir"
-  "$bin" bag record -o "$dir/bag" /camera/image_raw /scan >"$tmp/record.txt" 2>&1 &
+  preset=()
+  [ -n "${3:-}" ] && preset=(--storage-preset-profile "$3")
+  "$bin" bag record -o "$dir/bag" "${preset[@]}" /camera/image_raw /scan >"$tmp/record.txt" 2>&1 &
   rec=$!
   sleep 1
   rec0=$(cpu $rec)

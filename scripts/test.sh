@@ -36,10 +36,24 @@ scripts/setup.sh
 # (crates/hibari/tests/ros2_interop.rs, python/tests/test_ros2.py), which fail
 # without it. Installed when missing, a second's check when present.
 step "ROS 2 Jazzy and Kilted peers (scripts/ros2-peer.sh)"
+# Both at once (each its own venv; the time is pip's downloads). Its log lines
+# only: the environment it prints is for interactive use.
+peer_logs=$(mktemp -d)
 for distro in jazzy kilted; do
-  # Its log lines only (the environment it prints is for interactive use).
-  scripts/ros2-peer.sh "$distro" 2>&1 | grep -F '[ros2-peer]'
+  scripts/ros2-peer.sh "$distro" >"$peer_logs/$distro" 2>&1 &
 done
+peers_ok=1
+for distro in jazzy kilted; do
+  wait -n || peers_ok=0
+done
+if [ "$peers_ok" -eq 1 ]; then
+  for distro in jazzy kilted; do grep -F '[ros2-peer]' "$peer_logs/$distro" || true; done
+  rm -rf "$peer_logs"
+else
+  cat "$peer_logs"/* >&2
+  echo "scripts/ros2-peer.sh failed (its output above)" >&2
+  exit 1
+fi
 
 step "cargo fmt --check"
 # The workspace's own crates only: `--all` would also check path dependencies,
