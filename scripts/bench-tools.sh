@@ -35,11 +35,11 @@ if [ "$mode" = record ]; then
   "$bin" bag record -o "$dir/bag" "${preset[@]}" /camera/image_raw /scan >"$tmp/record.txt" 2>&1 &
   rec=$!
   sleep 1
-  rec0=$(cpu $rec)
+  rec0=$(cpu $rec) user0=$(awk '{print $14}' "/proc/$rec/stat")
   start=$(date +%s.%N)
   target/release/examples/sensor_load --seconds "$seconds" >"$tmp/sent.txt"
   sleep 1 # the last samples reach the recorder
-  rec1=$(cpu $rec)
+  rec1=$(cpu $rec) user1=$(awk '{print $14}' "/proc/$rec/stat")
   kill -INT $rec; wait $rec || true
   end=$(date +%s.%N)
   bytes=$(du -sb "$dir/bag" | cut -f1)
@@ -52,10 +52,11 @@ if [ "$mode" = record ]; then
   rm -f "$dir/plain"
   read -r dd_s dd_u dd_k <"$tmp/dd.time"
   awk -v a="$rec0" -v b="$rec1" -v t="$ticks" -v s="$seconds" -v by="$bytes" -v st="$start" -v en="$end" \
-      -v ds="$dd_s" -v du="$dd_u" -v dk="$dd_k" 'BEGIN {
-    printf "recorder CPU: %.1f%% of a core (%.1f s over %d s)\n", 100 * (b - a) / t / s, (b - a) / t, s
+      -v ds="$dd_s" -v du="$dd_u" -v dk="$dd_k" -v u="$((user1 - user0))" 'BEGIN {
+    printf "recorder CPU: %.1f%% of a core (%.1f s over %d s: user %.1f s, system %.1f s)\n", \
+      100 * (b - a) / t / s, (b - a) / t, s, u / t, (b - a - u) / t
     printf "bag: %.2f GB, written at %.1f MB/s over the recording\n", by / 1e9, by / 1e6 / (en - st)
-    printf "dd of the same bytes (synced): %.1f s = %.1f MB/s, CPU %.1f s\n", ds, by / 1e6 / ds, du + dk
+    printf "dd of the same bytes (synced): %.1f s = %.1f MB/s, CPU %.1f s (user %.1f s, system %.1f s)\n", ds, by / 1e6 / ds, du + dk, du, dk
   }'
   rm -rf "$dir"
   exit 0

@@ -278,13 +278,18 @@ impl Recorder<'_> {
                         };
                         // Bytes in another process's shared memory are copied
                         // once, into a buffer kept from message to message
-                        // (the MCAP writer takes one slice per message).
+                        // (the MCAP writer takes one slice per message). It
+                        // only grows: shrinking it for a scan would zero 6 MB
+                        // again for the next image.
                         let data = match bytes.as_private() {
                             Some(data) => data,
                             None => {
-                                scratch.resize(bytes.len(), 0);
-                                bytes.bytes().copy_to_slice(scratch);
-                                &scratch[..]
+                                let len = bytes.len();
+                                if scratch.len() < len {
+                                    scratch.resize(len, 0);
+                                }
+                                bytes.bytes().copy_to_slice(&mut scratch[..len]);
+                                &scratch[..len]
                             }
                         };
                         let written = bag.write(
