@@ -103,7 +103,7 @@ step "Python package (build, stubtest, mypy, pytest)"
 # (building it alone would unify other features and compile it again).
 HIBARI_CLI="$ROOT/target/debug/hibari" scripts/python.sh
 
-step "fuzz targets (${FUZZ_SECONDS:-20}s each, unoptimized)"
+step "fuzz targets (${FUZZ_SECONDS:-20}s each, ${FUZZ_PROFILE:-dev} build)"
 # Unoptimized (FUZZ_PROFILE=dev): a regression run over the seeds and the
 # corpus plus a short search, built in under half the time of an optimized
 # build; the search worth the name is `scripts/fuzz.sh 3600` (optimized).
