@@ -47,6 +47,14 @@ class Rclpy:
         for line in self.proc.stdout:
             self.lines.put(line.rstrip("\n"))
 
+    def drain(self, into: List[str]) -> List[str]:
+        """Appends every line rclpy has written so far to ``into``; returns it."""
+        while True:
+            try:
+                into.append(self.lines.get_nowait())
+            except queue.Empty:
+                return into
+
     def expect(self, prefix: str, timeout: float = DISCOVERY) -> str:
         try:
             while True:
@@ -125,11 +133,7 @@ def test_rclpys_parameter_client_reads_and_sets_a_hibari_python_nodes_parameters
         line: List[str] = []
 
         def result() -> bool:
-            while True:
-                try:
-                    line.append(client.lines.get_nowait())
-                except queue.Empty:
-                    return any(x.startswith("result ") for x in line)
+            return any(x.startswith("result ") for x in client.drain(line))
 
         assert spin_until(executor, result, DISCOVERY), line
     finally:
@@ -226,17 +230,9 @@ def test_rclpys_action_client_drives_a_hibari_python_action_server(domain: int) 
         lines: List[str] = []
 
         def finished() -> bool:
-            try:
-                lines.append(client.lines.get_nowait())
-            except queue.Empty:
-                pass
-            return sum(x.startswith("result ") for x in lines) == 2
+            return sum(x.startswith("result ") for x in client.drain(lines)) == 2
 
-        # rclpy's lines come with no event for the executor: spin in short slices.
-        deadline = time.monotonic() + DISCOVERY
-        while not finished():
-            assert time.monotonic() < deadline, lines
-            executor.spin_once(timeout_sec=0.05)
+        assert spin_until(executor, finished, DISCOVERY), lines
     finally:
         client.kill()
         ctx.shutdown()
