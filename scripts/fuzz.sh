@@ -62,6 +62,8 @@ done
 log_dir=fuzz/target/fuzz-logs
 mkdir -p "$log_dir"
 
+parallel=${FUZZ_PARALLEL:-$(nproc)}
+case $parallel in '' | 0 | *[!0-9]*) echo "FUZZ_PARALLEL is a number of targets at once (1 or more), not '$parallel'" >&2; exit 2 ;; esac
 case ${FUZZ_PROFILE:-release} in
   release) profile=() ;;
   dev) profile=(--dev) ;;
@@ -100,7 +102,6 @@ run_target() {
   echo "$status ${runs:-?} $cov" >"$log.status"
 }
 
-parallel=${FUZZ_PARALLEL:-$(nproc)}
 running=0
 for t in "${targets[@]}"; do
   rm -f "$log_dir/$t.log.status"
