@@ -67,7 +67,7 @@ fn op_and_len<W: Write>(w: &mut W, op: u8, len: u64) -> io::Result<()> {
     Ok(())
 }
 
-fn write_record<W: Write>(mut w: &mut W, r: &Record) -> io::Result<()> {
+fn write_record<W: Write>(w: &mut W, r: &Record) -> io::Result<()> {
     // Annoying: our stream isn't Seek if we're writing to a compressed chunk stream,
     // so we need an intermediate buffer.
     macro_rules! record {
@@ -100,12 +100,7 @@ fn write_record<W: Write>(mut w: &mut W, r: &Record) -> io::Result<()> {
         }
         Record::Channel(c) => record!(op::CHANNEL, c),
         Record::Message { header, data } => {
-            let header_len = header.serialized_len();
-            op_and_len(w, op::MESSAGE, header_len + data.len() as u64)?;
-            NoSeek::new(&mut w)
-                .write_le(header)
-                .map_err(io::Error::other)?;
-            w.write_all(data)?;
+            write_message_record(w, header, MessageData::Slice(data))?;
         }
         Record::Chunk { .. } => {
             unreachable!("Chunks handle their own serialization due to seeking shenanigans")
@@ -131,6 +126,74 @@ fn write_record<W: Write>(mut w: &mut W, r: &Record) -> io::Result<()> {
         }
     };
     Ok(())
+}
+
+/// A message's data: one slice, or pieces the caller writes in place
+/// (see [`Writer::write_to_known_channel_with`]).
+enum MessageData<'a> {
+    Slice(&'a [u8]),
+    Fill {
+        len: u64,
+        fill: &'a mut dyn FnMut(u64, &mut [u8]),
+    },
+}
+
+/// Pieces of at most this many bytes are handed to a fill function for a
+/// message of up to this size...
+const SMALL_FILL_PIECE: usize = 4 * 1024;
+/// ...and of this many for a larger one: on the stack, and few enough writes
+/// to an unbuffered file.
+const LARGE_FILL_PIECE: usize = 64 * 1024;
+
+impl MessageData<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            MessageData::Slice(data) => data.len() as u64,
+            MessageData::Fill { len, .. } => *len,
+        }
+    }
+
+    fn write_to<W: Write>(self, w: &mut W) -> io::Result<()> {
+        match self {
+            MessageData::Slice(data) => w.write_all(data),
+            MessageData::Fill { len, fill } if len <= SMALL_FILL_PIECE as u64 => {
+                fill_through(&mut [0; SMALL_FILL_PIECE], len, fill, w)
+            }
+            MessageData::Fill { len, fill } => {
+                fill_through(&mut [0; LARGE_FILL_PIECE], len, fill, w)
+            }
+        }
+    }
+}
+
+/// Writes `len` bytes to `w` in pieces of `buf` that `fill` writes over.
+fn fill_through<W: Write>(
+    buf: &mut [u8],
+    len: u64,
+    fill: &mut dyn FnMut(u64, &mut [u8]),
+    w: &mut W,
+) -> io::Result<()> {
+    let mut offset = 0;
+    while offset < len {
+        let n = (len - offset).min(buf.len() as u64) as usize;
+        let piece = &mut buf[..n];
+        fill(offset, piece);
+        w.write_all(piece)?;
+        offset += piece.len() as u64;
+    }
+    Ok(())
+}
+
+fn write_message_record<W: Write>(
+    mut w: &mut W,
+    header: &MessageHeader,
+    data: MessageData,
+) -> io::Result<()> {
+    op_and_len(w, op::MESSAGE, header.serialized_len() + data.len())?;
+    NoSeek::new(&mut w)
+        .write_le(header)
+        .map_err(io::Error::other)?;
+    data.write_to(w)
 }
 
 #[derive(Debug, Clone)]
@@ -862,6 +925,55 @@ impl<W: Write + Seek> Writer<W> {
         header: &MessageHeader,
         data: &[u8],
     ) -> McapResult<()> {
+        self.write_message_data(header, MessageData::Slice(data))
+    }
+
+    /// Write a message to an added channel, given its ID, with data that the caller writes in
+    /// place instead of handing it over as one slice.
+    ///
+    /// `fill(offset, piece)` is called with consecutive pieces of the message's `data_len` bytes,
+    /// from offset 0 on, and must write over all of `piece` with the message's bytes at
+    /// `offset..offset + piece.len()`. The pieces are a small buffer of the writer's, so a
+    /// message whose bytes are not one slice in memory (held in several buffers, or in memory
+    /// that is only read through a copy, such as memory shared with another process) is written
+    /// without assembling it first. The record holds exactly `data_len` bytes.
+    ///
+    /// # Example
+    /// ```rust
+    /// # use mcap::{records::MessageHeader, write::Writer, Channel};
+    /// # use std::{collections::BTreeMap, sync::Arc};
+    /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let mut writer = Writer::new(std::io::Cursor::new(Vec::new()))?;
+    /// let channel_id = writer.add_channel(0, "/parts", "raw", &BTreeMap::new())?;
+    /// let parts: [&[u8]; 2] = [b"hello, ", b"world"];
+    /// let header = MessageHeader { channel_id, sequence: 0, log_time: 1, publish_time: 1 };
+    /// writer.write_to_known_channel_with(&header, 12, |offset, piece| {
+    ///     // Both parts fit the first piece here; a fill function must handle any split.
+    ///     let whole = [parts[0], parts[1]].concat();
+    ///     let at = offset as usize;
+    ///     piece.copy_from_slice(&whole[at..at + piece.len()]);
+    /// })?;
+    /// # writer.finish()?;
+    /// # Ok(())
+    /// # }
+    /// # run().expect("should succeed");
+    /// ```
+    pub fn write_to_known_channel_with(
+        &mut self,
+        header: &MessageHeader,
+        data_len: u64,
+        mut fill: impl FnMut(u64, &mut [u8]),
+    ) -> McapResult<()> {
+        self.write_message_data(
+            header,
+            MessageData::Fill {
+                len: data_len,
+                fill: &mut fill,
+            },
+        )
+    }
+
+    fn write_message_data(&mut self, header: &MessageHeader, data: MessageData) -> McapResult<()> {
         if !self.all_channel_ids.contains_key(&header.channel_id) {
             return Err(McapError::UnknownChannel(
                 header.sequence,
@@ -891,13 +1003,7 @@ impl<W: Write + Seek> Writer<W> {
         if self.options.use_chunks {
             self.start_chunk()?.write_message(header, data)?;
         } else {
-            write_record(
-                self.finish_chunk()?,
-                &Record::Message {
-                    header: *header,
-                    data: Cow::Borrowed(data),
-                },
-            )?;
+            write_message_record(self.finish_chunk()?, header, data)?;
         }
         Ok(())
     }
@@ -1776,7 +1882,7 @@ impl<W: Write + Seek> ChunkWriter<W> {
         Ok(())
     }
 
-    fn write_message(&mut self, header: &MessageHeader, data: &[u8]) -> McapResult<()> {
+    fn write_message(&mut self, header: &MessageHeader, data: MessageData) -> McapResult<()> {
         // Update min/max time for the chunk
         self.message_bounds = Some(match self.message_bounds {
             None => (header.log_time, header.log_time),
@@ -1794,10 +1900,7 @@ impl<W: Write + Seek> ChunkWriter<W> {
                 });
         }
 
-        self.write_record(&Record::Message {
-            header: *header,
-            data: Cow::Borrowed(data),
-        })?;
+        write_message_record(&mut self.compressor, header, data)?;
 
         Ok(())
     }
@@ -2969,6 +3072,74 @@ mod tests {
 
         assert_eq!(opcode, 0x82);
         assert_eq!(String::from_utf8_lossy(&data[..]), "this is not in a chunk");
+    }
+
+    /// A message whose data is filled in piece by piece makes the same file as one handed over
+    /// as a slice, chunked or not, compressed or not, at lengths around the piece sizes; and
+    /// the pieces cover the data once, in order.
+    #[test]
+    fn a_filled_message_writes_the_same_bytes_as_a_slice() {
+        let mut modes = vec![
+            WriteOptions::new().compression(None),
+            WriteOptions::new().use_chunks(false),
+            WriteOptions::new().compression(None).disable_seeking(true),
+        ];
+        #[cfg(feature = "zstd")]
+        modes.push(WriteOptions::new().compression(Some(Compression::Zstd)));
+        #[cfg(feature = "lz4")]
+        modes.push(WriteOptions::new().compression(Some(Compression::Lz4)));
+        let lens = [
+            0,
+            1,
+            SMALL_FILL_PIECE - 1,
+            SMALL_FILL_PIECE,
+            SMALL_FILL_PIECE + 1,
+            LARGE_FILL_PIECE,
+            3 * LARGE_FILL_PIECE + 7,
+        ];
+        for options in modes {
+            let write = |filled: bool| {
+                let mut file = Vec::new();
+                let mut writer = options.clone().create(Cursor::new(&mut file)).unwrap();
+                let channel_id = writer
+                    .add_channel(0, "/data", "raw", &BTreeMap::new())
+                    .unwrap();
+                for (sequence, len) in lens.into_iter().enumerate() {
+                    let data: Vec<u8> = (0..len).map(|i| (i * 7 + sequence) as u8).collect();
+                    let header = MessageHeader {
+                        channel_id,
+                        sequence: sequence as u32,
+                        log_time: sequence as u64,
+                        publish_time: sequence as u64,
+                    };
+                    if filled {
+                        let mut next = 0;
+                        writer
+                            .write_to_known_channel_with(&header, len as u64, |offset, piece| {
+                                assert_eq!(offset, next, "pieces in order, none skipped");
+                                assert!(!piece.is_empty());
+                                let at = offset as usize;
+                                piece.copy_from_slice(&data[at..at + piece.len()]);
+                                next += piece.len() as u64;
+                            })
+                            .unwrap();
+                        assert_eq!(next, len as u64);
+                    } else {
+                        writer.write_to_known_channel(&header, &data).unwrap();
+                    }
+                }
+                writer.finish().unwrap();
+                drop(writer);
+                file
+            };
+            let (sliced, filled) = (write(false), write(true));
+            assert!(sliced == filled, "{options:?}");
+            let read: Vec<_> = crate::MessageStream::new(&filled)
+                .unwrap()
+                .map(|m| m.unwrap().data.len())
+                .collect();
+            assert_eq!(read, lens, "{options:?}");
+        }
     }
 
     #[test]
