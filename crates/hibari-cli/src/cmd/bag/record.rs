@@ -33,8 +33,6 @@ struct Shared {
     /// Taken out when recording stops.
     bag: Option<BagWriter>,
     error: Option<anyhow::Error>,
-    /// Where a sample from shared memory is copied to be written.
-    scratch: Vec<u8>,
 }
 
 /// Which topics to record.
@@ -111,7 +109,6 @@ pub fn run(args: RecordArgs) -> Result<()> {
     let shared = Arc::new(Mutex::new(Shared {
         bag: Some(BagWriter::create(&dir, options)?),
         error: None,
-        scratch: Vec::new(),
     }));
     println!(
         "Recording to '{}' ({}); Ctrl-C stops",
@@ -271,33 +268,16 @@ impl Recorder<'_> {
                         let Shared {
                             bag: Some(bag),
                             error: None,
-                            scratch,
                         } = &mut *s
                         else {
                             return;
-                        };
-                        // Bytes in another process's shared memory are copied
-                        // once, into a buffer kept from message to message
-                        // (the MCAP writer takes one slice per message). It
-                        // only grows: shrinking it for a scan would zero 6 MB
-                        // again for the next image.
-                        let data = match bytes.as_private() {
-                            Some(data) => data,
-                            None => {
-                                let len = bytes.len();
-                                if scratch.len() < len {
-                                    scratch.resize(len, 0);
-                                }
-                                bytes.bytes().copy_to_slice(&mut scratch[..len]);
-                                &scratch[..len]
-                            }
                         };
                         let written = bag.write(
                             index,
                             info.sequence,
                             info.reception_timestamp_ns,
                             info.source_timestamp_ns,
-                            data,
+                            bytes.bytes(),
                         );
                         if let Err(e) = written {
                             s.error = Some(e);

@@ -223,6 +223,57 @@ mod tests {
         assert_eq!(sequences.into_inner(), (0..kept as u32).collect::<Vec<_>>());
     }
 
+    /// The recorder writes a chunk to the file as it fills and its header
+    /// when it closes: killed with a chunk open, the file holds that chunk's
+    /// messages behind a header that still says "unfinished". The chunks
+    /// closed before it are kept; the open one is dropped.
+    #[test]
+    fn a_recorder_killed_with_a_chunk_open_keeps_the_chunks_closed_before() {
+        use super::super::writer::{BagWriter, TopicMeta, WriterOptions};
+        use super::super::CompressionMode;
+        use hibari::Bytes;
+
+        let dir = tempfile::tempdir().unwrap();
+        let options = WriterOptions {
+            compression: CompressionMode::None,
+            preset: None,
+            max_size: 0,
+            max_duration_ns: 0,
+        };
+        let mut bag = BagWriter::create(&dir.path().join("bag"), options).unwrap();
+        let topic = bag
+            .add_topic(TopicMeta {
+                name: "/chatter".into(),
+                type_name: "std_msgs/msg/String".into(),
+                offered_qos: Vec::new(),
+                type_hash: String::new(),
+                schema_text: "string data\n".into(),
+            })
+            .unwrap();
+        let cdr = b"\x00\x01\x00\x00\x02\x00\x00\x00x\x00";
+        let path = dir.path().join("bag").join("bag_0.mcap");
+        let mut flushed_len = 0;
+        for i in 0..12u64 {
+            if i == 10 {
+                bag.flush().unwrap(); // the recorder does this every second
+                flushed_len = std::fs::metadata(&path).unwrap().len();
+            }
+            bag.write(topic, i, i as i64 * 1000, 0, Bytes::from(cdr))
+                .unwrap();
+        }
+        // What SIGKILL leaves: no summary, no footer, nothing closed.
+        std::mem::forget(bag);
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert!(len > flushed_len, "the open chunk is in the file: {len}");
+        match scan::scan(&path, |_| Ok(())).unwrap() {
+            ScanEnd::Broken { .. } => {}
+            end => panic!("{end:?}"),
+        }
+        assert_eq!(rewrite(&path).unwrap(), 10);
+        assert!(summarize(&path).unwrap().end.is_none());
+        assert_eq!(summarize(&path).unwrap().message_count(), 10);
+    }
+
     #[test]
     fn a_finished_file_reads_to_its_end() {
         let dir = tempfile::tempdir().unwrap();

@@ -1,9 +1,16 @@
 //! Writing a bag: MCAP files that split by size or duration, then
 //! `metadata.yaml`.
 //!
-//! Chunks are built in memory and written whole (the writer never seeks
-//! back into a chunk), so a recorder killed mid-write leaves every chunk
-//! before the last intact; [`BagWriter::flush`] closes the open chunk.
+//! A chunk goes to the file as it fills, not built in memory first: a 6 MB
+//! image is copied out of shared memory in 64 KiB pieces, each hashed for the
+//! chunk's CRC and written while it is in the cache. The chunk's header
+//! (lengths, CRC) is written in place when the chunk closes, so a recorder
+//! killed mid-write leaves every chunk before the open one intact (the open
+//! one's header still says "unfinished", and `bag reindex` drops it);
+//! [`BagWriter::flush`] closes the open chunk.
+//!
+//! As rosbag2 (through the C++ MCAP library) does, chunks carry CRCs and the
+//! data section does not: one hash pass over the data, not two.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -11,6 +18,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
+use hibari::Bytes;
 use mcap::records::{MessageHeader, Metadata};
 
 use super::metadata::{BagMetadata, FileInfo, TopicInfo};
@@ -40,8 +48,8 @@ pub struct WriterOptions {
 }
 
 struct OpenFile {
-    /// Unbuffered: chunks are built in memory and written whole, so the
-    /// file's size on disk is what has been written.
+    /// Unbuffered, so the file's size on disk is what has been written
+    /// (message data goes in pieces of 64 KiB, not in small writes).
     writer: mcap::Writer<File>,
     /// The same file, to ask its size.
     probe: File,
@@ -119,12 +127,11 @@ impl BagWriter {
             .compression_level(level)
             .compression_threads(0)
             .chunk_size(Some(chunk_size))
-            .disable_seeking(true);
+            .calculate_data_section_crc(false);
         if self.options.preset == Some(StoragePreset::Fastwrite) {
             writer = writer
                 .use_chunks(false)
                 .emit_message_indexes(false)
-                .calculate_data_section_crc(false)
                 .calculate_summary_section_crc(false);
         }
         let writer = writer
@@ -158,13 +165,18 @@ impl BagWriter {
     }
 
     /// Writes one message of topic `index`.
+    ///
+    /// Bytes in another process's shared memory are never a `&[u8]` (that
+    /// process may write them), so they go to the file through the MCAP
+    /// writer's own small piece buffer, copied out piece by piece: a 6 MB
+    /// image is not assembled in memory first.
     pub fn write(
         &mut self,
         index: usize,
         sequence: u64,
         log_ns: i64,
         publish_ns: i64,
-        data: &[u8],
+        data: Bytes<'_>,
     ) -> Result<()> {
         let log_time = u64::try_from(log_ns).unwrap_or(0);
         self.split_if_due(log_time)?;
@@ -176,9 +188,19 @@ impl BagWriter {
             log_time,
             publish_time: u64::try_from(publish_ns).unwrap_or(0),
         };
-        open.writer
-            .write_to_known_channel(&header, data)
-            .with_context(|| format!("cannot write to {}", open.name))?;
+        let written = match data.as_private() {
+            Some(data) => open.writer.write_to_known_channel(&header, data),
+            None => open.writer.write_to_known_channel_with(
+                &header,
+                data.len() as u64,
+                |offset, piece| {
+                    data.slice(offset as usize, piece.len())
+                        .expect("the MCAP writer asks for the message's own range")
+                        .copy_to_slice(piece)
+                },
+            ),
+        };
+        written.with_context(|| format!("cannot write to {}", open.name))?;
         open.first_ns.get_or_insert(log_time);
         open.last_ns = open.last_ns.max(log_time);
         open.count += 1;
