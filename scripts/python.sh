@@ -7,6 +7,9 @@
 #   scripts/python.sh            build + stubtest + mypy + tests
 #   scripts/python.sh --bench    also run python/bench/e4.py (Python vs Rust, E4)
 #   scripts/python.sh --build-only   only the two builds (scripts/demo.sh uses this)
+# HIBARI_PY_PROFILE=dev builds both unoptimized (scripts/test.sh: they reuse
+# what `cargo test --workspace` built, where a release build takes ~4 minutes);
+# default release, for the demo and the bench.
 # Needs the venv of scripts/setup.sh (maturin, numpy, mypy, pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,17 +18,27 @@ VENV=$ROOT/.venv
 export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 step() { printf '\n\033[1;32m==> %s\033[0m\n' "$*"; }
+profile=${HIBARI_PY_PROFILE:-release}
+case $profile in
+  release) release=(--release) out=release ;;
+  dev) release=() out=debug ;;
+  *) echo "HIBARI_PY_PROFILE must be release or dev, not '$profile'" >&2; exit 2 ;;
+esac
+if [ "${1:-}" = "--bench" ] && [ "$profile" = dev ]; then
+  echo "--bench measures the release build: leave HIBARI_PY_PROFILE unset" >&2
+  exit 2
+fi
 
 if ! "$VENV/bin/python" -c 'import maturin, numpy, mypy, pytest' >/dev/null 2>&1; then
   step "pip install maturin numpy mypy pytest (a venv made before scripts/setup.sh listed them)"
   "$VENV/bin/pip" install -q 'maturin>=1.5,<2' numpy mypy pytest
 fi
 
-step "maturin develop --release (hibari._hibari)"
-(cd python && VIRTUAL_ENV=$VENV "$VENV/bin/maturin" develop --release --quiet)
+step "maturin develop ${release[*]} (hibari._hibari, $profile build)"
+(cd python && VIRTUAL_ENV=$VENV "$VENV/bin/maturin" develop "${release[@]}" --quiet)
 
-step "cargo build --release -p hibari-py --examples (the Rust peer and the E4 twin)"
-cargo build --release -p hibari-py --examples --quiet
+step "cargo build ${release[*]} -p hibari-py --examples (the Rust peer and the E4 twin)"
+cargo build "${release[@]}" -p hibari-py --examples --quiet
 
 [ "${1:-}" = "--build-only" ] && exit 0
 
@@ -54,7 +67,7 @@ if [ -z "${HIBARI_CLI:-}" ]; then
   cargo build -p hibari-cli --quiet
   HIBARI_CLI="$CARGO_TARGET_DIR/debug/hibari"
 fi
-(cd python && HIBARI_PY_PEER="$CARGO_TARGET_DIR/release/examples/peer" HIBARI_CLI="$HIBARI_CLI" \
+(cd python && HIBARI_PY_PEER="$CARGO_TARGET_DIR/$out/examples/peer" HIBARI_CLI="$HIBARI_CLI" \
   "$VENV/bin/python" -m pytest -q -rs tests) 2>&1 | tee "$ROOT/target/pytest-python.log"
 [ "${PIPESTATUS[0]}" -eq 0 ]
 

@@ -34,18 +34,33 @@ scripts/setup.sh
 
 # Real ROS 2 (rclpy over Fast DDS from the PyPI wheels) for the interop tests
 # (crates/hibari/tests/ros2_interop.rs, python/tests/test_ros2.py), which fail
-# without it. Installed when missing, a second's check when present.
-step "ROS 2 Jazzy and Kilted peers (scripts/ros2-peer.sh)"
-# Both at once (each its own venv; the time is pip's downloads). Its log lines
-# only: the environment it prints is for interactive use.
+# without it. Installed when missing, a second's check when present. Both
+# distros at once, each its own venv, in the background while fmt and clippy
+# run: the time is pip's downloads, clippy's is the CPU's. Their log lines
+# only: the environment ros2-peer.sh prints is for interactive use.
 peer_logs=$(mktemp -d)
+peer_pids=()
 for distro in jazzy kilted; do
   scripts/ros2-peer.sh "$distro" >"$peer_logs/$distro" 2>&1 &
+  peer_pids+=("$!")
 done
+# A failing step before the wait below leaves them to finish, not half-installed.
+trap 'wait "${peer_pids[@]}" 2>/dev/null || true' EXIT
+
+step "cargo fmt --check"
+# The workspace's own crates only: `--all` would also check path dependencies,
+# and vendor/ keeps upstream's formatting so its patches stay readable.
+cargo fmt -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "ROS 2 Jazzy and Kilted peers (scripts/ros2-peer.sh, started after setup)"
 peers_ok=1
-for distro in jazzy kilted; do
-  wait -n || peers_ok=0
+for pid in "${peer_pids[@]}"; do
+  wait "$pid" || peers_ok=0
 done
+trap - EXIT
 if [ "$peers_ok" -eq 1 ]; then
   for distro in jazzy kilted; do grep -F '[ros2-peer]' "$peer_logs/$distro" || true; done
   rm -rf "$peer_logs"
@@ -54,14 +69,6 @@ else
   echo "scripts/ros2-peer.sh failed (its output above)" >&2
   exit 1
 fi
-
-step "cargo fmt --check"
-# The workspace's own crates only: `--all` would also check path dependencies,
-# and vendor/rustdds keeps upstream's formatting so its patches stay readable.
-cargo fmt -- --check
-
-step "cargo clippy -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
 
 step "cargo test"
 cargo test --workspace 2>&1 | tee target/cargo-test.log
@@ -98,10 +105,12 @@ HIBARI_CROSSCHECK_BIN="$ROOT/target/debug/hibari-crosscheck" \
   "$ROOT/.venv/bin/python" -m pytest -q tests/python 2>&1 | tee target/pytest.log
 [ "${PIPESTATUS[0]}" -eq 0 ]
 
-step "Python package (build, stubtest, mypy, pytest)"
+step "Python package (dev build, stubtest, mypy, pytest)"
 # tests/test_cli.py drives the `hibari` binary `cargo test` built above
-# (building it alone would unify other features and compile it again).
-HIBARI_CLI="$ROOT/target/debug/hibari" scripts/python.sh
+# (building it alone would unify other features and compile it again). The
+# extension and the Rust peer are built unoptimized: they reuse most of what
+# `cargo test` built (an optimized build was ~4 of the step's ~5 minutes).
+HIBARI_PY_PROFILE=dev HIBARI_CLI="$ROOT/target/debug/hibari" scripts/python.sh
 
 step "fuzz targets (${FUZZ_SECONDS:-20}s each, ${FUZZ_PROFILE:-dev} build)"
 # Unoptimized (FUZZ_PROFILE=dev): a regression run over the seeds and the
