@@ -1,6 +1,6 @@
 //! hibari's DDS transport across hosts: two network namespaces joined by a
 //! veth pair (MTU 1500; hibari-testkit's `netns`), each running real peer
-//! processes — the `hibari_peer` below (one `DdsTransport`) or an rclpy node
+//! processes — the `netns_peer` example (one `DdsTransport`) or an rclpy node
 //! on ROS 2 Jazzy (`peers/ros2/rclpy_peer.py`, rmw_fastrtps_cpp from the wheels,
 //! which uses UDP across: each namespace has its own machine id).
 //!
@@ -12,8 +12,6 @@
 
 #[path = "netns/harness.rs"]
 mod harness;
-#[path = "netns/peer.rs"]
-mod peer;
 
 use std::time::{Duration, Instant};
 
@@ -24,16 +22,6 @@ use hibari_testkit::{unique_topic, HANG};
 
 /// Images per image test: two seconds at 30 Hz.
 const IMAGES: i64 = 60;
-
-/// The peer process the tests start inside a namespace (with its role in
-/// `NETNS_PEER`); without it, it does nothing.
-#[test]
-#[ignore = "the hibari peer that the netns tests start inside a namespace"]
-fn hibari_peer() {
-    if let Ok(role) = std::env::var("NETNS_PEER") {
-        peer::run(&role);
-    }
-}
 
 /// `from` in namespace a publishes `count` samples of `kind` at `hz` to `to`
 /// in namespace b; returns what b received.
@@ -63,7 +51,7 @@ fn rclpy_nodes_exchange_strings_and_full_hd_images_across_the_namespaces() {
     assert_all_exact(&r, 50, "rclpy -> rclpy String");
     let r = one_way(Side::Rclpy, Side::Rclpy, "image", IMAGES, 30);
     assert_all_exact(&r, IMAGES, "rclpy -> rclpy Image");
-    assert!(r.bytes.iter().all(|&b| b == peer::FULL_HD as i64));
+    assert!(r.bytes.iter().all(|&b| b == harness::FULL_HD as i64));
 }
 
 #[test]
@@ -112,7 +100,7 @@ fn hibari_strings_cross_both_ways_reliably() {
 fn a_full_hd_image_stream_at_30_hz_crosses_between_hibari_peers_none_lost_bytes_exact() {
     let r = one_way(Side::Hibari, Side::Hibari, "image", IMAGES, 30);
     assert_all_exact(&r, IMAGES, "hibari -> hibari Image");
-    assert!(r.bytes.iter().all(|&b| b == peer::FULL_HD as i64));
+    assert!(r.bytes.iter().all(|&b| b == harness::FULL_HD as i64));
 }
 
 /// Every size class across a 1500-byte MTU, hibari → hibari: one DATA up to

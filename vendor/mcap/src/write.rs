@@ -940,8 +940,8 @@ impl<W: Write + Seek> Writer<W> {
     ///
     /// # Example
     /// ```rust
-    /// # use mcap::{records::MessageHeader, write::Writer, Channel};
-    /// # use std::{collections::BTreeMap, sync::Arc};
+    /// # use mcap::{records::MessageHeader, write::Writer};
+    /// # use std::collections::BTreeMap;
     /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// # let mut writer = Writer::new(std::io::Cursor::new(Vec::new()))?;
     /// let channel_id = writer.add_channel(0, "/parts", "raw", &BTreeMap::new())?;

@@ -2,7 +2,7 @@
 # One-way latency across two network namespaces (veth, MTU 1500; the same topology as
 # hibari-testkit's netns::NetnsPair), hibari (DdsTransport, release build) and rclpy (Jazzy,
 # rmw_fastrtps_cpp: UDP across, each namespace has its own machine-id) in every direction.
-# usage: run.sh PEER_BIN [count] [sizes...]   (root; PEER_BIN = release netns_dds test binary)
+# usage: run.sh PEER_BIN [count] [sizes...]   (root; PEER_BIN = the release netns_peer example of hibari-dds: cargo build --release -p hibari-dds --example netns_peer)
 # Latency: the publisher stamps header.stamp with CLOCK_REALTIME just before publish; the
 # subscriber takes now - stamp when its callback/take has the decoded Image (one clock: one
 # machine). 30 Hz, reliable keep-all, volatile; the first 10 samples are warm-up.
@@ -25,7 +25,7 @@ export NETNS_PEER_TIMEOUT=$((COUNT / 30 + 40)) ROS_DOMAIN_ID=231
 unset ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
 peer() { # ns side role... -> runs in the foreground
   local ns=$1 side=$2; shift 2
-  if [ "$side" = hibari ]; then NETNS_PEER="$*" ip netns exec $ns "$BIN" hibari_peer --exact --ignored --nocapture -q
+  if [ "$side" = hibari ]; then ip netns exec $ns "$BIN" "$@"
   else ip netns exec $ns bash -c '. "$0/env.sh" && exec "$ROS2_PYTHON" "$@"' $VENV $PY "$@"; fi
 }
 printf '| %-16s | %9s | %8s | %9s | %9s | %9s | %s |\n' "pub -> sub" size recv "p50 ms" "p99 ms" "max ms" "veth TX MB"

@@ -1,7 +1,7 @@
 //! Starting peers inside the namespaces and reading their line protocol.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -36,7 +36,7 @@ pub fn domain() -> TestDomain {
 /// Which program plays a role.
 #[derive(Clone, Copy, Debug)]
 pub enum Side {
-    /// The `hibari_peer` ignored test of this binary (one `DdsTransport`).
+    /// hibari-dds's `netns_peer` example (one `DdsTransport`).
     Hibari,
     /// `rclpy_peer.py` on ROS 2 Jazzy from the PyPI wheels (rmw_fastrtps_cpp).
     Rclpy,
@@ -54,13 +54,32 @@ fn venv() -> PathBuf {
     v
 }
 
+/// 1920 x 1080 rgb8, the size of the peers' `image` kind.
+pub const FULL_HD: usize = 1920 * 1080 * 3;
+
+/// The `netns_peer` example, which `cargo test` builds beside this test
+/// (`target/<profile>/examples/`, next to `deps/` that holds this binary).
+fn hibari_peer() -> PathBuf {
+    let exe = std::env::current_exe().expect("this test binary");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/<test>");
+    let peer = profile_dir.join("examples").join("netns_peer");
+    assert!(
+        peer.is_file(),
+        "{} is missing: `cargo test -p hibari-dds` builds it; with a --test filter, first run `cargo build -p hibari-dds --example netns_peer`",
+        peer.display()
+    );
+    peer
+}
+
 /// Starts `side` in `ns` with `role` (see `rclpy_peer.py`), node `name`.
 pub fn spawn(ns: &Netns, side: Side, domain: &TestDomain, name: &str, role: &str) -> Peer {
     let mut c = match side {
         Side::Hibari => {
-            let mut c = ns.command(std::env::current_exe().expect("this test binary"));
-            c.args(["hibari_peer", "--exact", "--ignored", "--nocapture", "-q"])
-                .env("NETNS_PEER", role);
+            let mut c = ns.command(hibari_peer());
+            c.args(role.split_whitespace());
             c
         }
         Side::Rclpy => {

@@ -1,9 +1,10 @@
-//! The hibari peer of the network-namespace tests: one `DdsTransport` in a
-//! process of its own, started inside a namespace by the `hibari_peer`
-//! ignored test of `netns_dds.rs` with its role in `NETNS_PEER`. It speaks
-//! the line protocol of `rclpy_peer.py` (roles `pub`, `sub`, `graph`; kinds
-//! `string` and `image[:BYTES]`; the same `frame(i)` pixels), so a test can
-//! swap either side for the other.
+//! The hibari peer of the network-namespace tests (`tests/netns_dds.rs`):
+//! one `DdsTransport` in a process of its own, which the tests start inside
+//! a namespace as `netns_peer ROLE…`. It speaks the line protocol of
+//! `rclpy_peer.py` (roles `pub`, `sub`, `graph`; kinds `string` and
+//! `image[:BYTES]`; the same `frame(i)` pixels), so a test can swap either
+//! side for the other. `cargo test` builds it with the tests.
+#![forbid(unsafe_code)]
 
 use std::io::Write;
 use std::sync::mpsc;
@@ -19,13 +20,13 @@ use hibari_transport::{
 };
 
 /// 1920 x 1080 rgb8.
-pub const FULL_HD: usize = 1920 * 1080 * 3;
+const FULL_HD: usize = 1920 * 1080 * 3;
 
 /// A prime: rotating by 7919 never lines the pattern up with itself again.
 const BLOCK: usize = 65_521;
 
 /// The pixels every image `i` carries: [`base`] rotated by `i * 7919`.
-pub fn frame(base: &[u8], i: u64, out: &mut Vec<u8>) {
+fn frame(base: &[u8], i: u64, out: &mut Vec<u8>) {
     let off = (i as usize).wrapping_mul(7919) % base.len();
     out.clear();
     out.extend_from_slice(&base[off..]);
@@ -33,7 +34,7 @@ pub fn frame(base: &[u8], i: u64, out: &mut Vec<u8>) {
 }
 
 /// `size` pseudo-random bytes, the same as `rclpy_peer.py`'s `base`.
-pub fn base(size: usize) -> Vec<u8> {
+fn base(size: usize) -> Vec<u8> {
     let mut x: u32 = 1;
     let block: Vec<u8> = (0..BLOCK)
         .map(|_| {
@@ -69,10 +70,11 @@ fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// Runs the role in `NETNS_PEER` (`pub TOPIC KIND COUNT HZ`, `sub TOPIC KIND
-/// COUNT`, `graph`); exits 2 when a wait ends by `NETNS_PEER_TIMEOUT`.
-pub fn run(role: &str) {
-    let args: Vec<&str> = role.split_whitespace().collect();
+/// Runs the role its arguments name (`pub TOPIC KIND COUNT HZ`, `sub TOPIC
+/// KIND COUNT`, `graph`); exits 2 when a wait ends by `NETNS_PEER_TIMEOUT`.
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let env = |k: &str| std::env::var(k).ok();
     let domain = env("ROS_DOMAIN_ID")
         .and_then(|d| d.parse().ok())
@@ -106,7 +108,9 @@ pub fn run(role: &str) {
             deadline,
         ),
         ["graph"] => graph(&dds, &node, deadline),
-        _ => panic!("NETNS_PEER={role:?}: not a role"),
+        _ => {
+            panic!("{args:?}: not a role (pub TOPIC KIND COUNT HZ | sub TOPIC KIND COUNT | graph)")
+        }
     };
     if !ok {
         say("TIMEOUT");
