@@ -16,11 +16,11 @@
 #                     cached, the plain write's CPU varied 3x from run to run.
 #                     The plain write is one 64 KiB buffer written over and over
 #                     (the recorder's write size; a 1 MiB one, beyond the 512 KiB
-#                     L2 of a core here, cost the kernel's copy ~15% more),
+#                     L2 of a core here, took ~55% more CPU for the same bytes),
 #                     then fdatasync (dd from /dev/zero would add the kernel's
-#                     zeroing of every block it reads to the plain side): flat
-#                     out, and paced as the recording (30 bursts a second over
-#                     SECONDS), whose CPU differed from flat out by up to 2x.
+#                     zeroing of every block it reads to the plain side); once
+#                     flat out, once paced like the recording (30 bursts a second
+#                     over SECONDS; ~15% more CPU than flat out here).
 # Builds the release binaries first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
