@@ -34,7 +34,10 @@
 //!   ([`WhenFull`]); a failed write reaches no reader and hands the payload back.
 //! - **Durability.** A transient-local reader that matches a transient-local
 //!   writer first gets the writer's last `depth` samples, oldest first; a
-//!   volatile reader gets only later ones.
+//!   volatile reader gets everything written after its writer matched it.
+//!   Shared memory and in-process start it exactly there; over a network
+//!   (DDS) samples still in flight as it is created may reach it too, in
+//!   order, as DDS allows (v1.4 2.2.3.4).
 //! - **Lifespan.** A sample older than its writer's lifespan is never taken.
 //! - **Waking.** [`Reader::take`] never blocks. A reader's waker
 //!   ([`Notify`], set with [`Endpoint::set_notify`]) fires when its queue goes

@@ -13,7 +13,8 @@
 //!   transient-local writer keeps its last `n` samples for late joiners.
 //! - **durability**: a [`TransientLocal`](Durability::TransientLocal) reader
 //!   matched with a transient-local writer first receives the writer's kept
-//!   samples; a volatile reader receives only what is written after it matched.
+//!   samples; a volatile reader receives what is written after it matched
+//!   (over DDS, possibly also earlier samples still in flight, as DDS allows).
 //! - **deadline**, **liveliness** and its lease: promises checked when a
 //!   writer and reader meet ([`check_compatibility`](crate::check_compatibility));
 //!   monitoring them over time belongs to the runtime's timers.

@@ -143,6 +143,53 @@ pub fn a_reader_added_mid_stream_gets_the_later_samples_in_order(f: &dyn Transpo
     assert_in_order_without_loss(&take_n(&*first, 20));
 }
 
+/// A reader added mid-stream gets, in order and without loss, everything
+/// written after its writer matched it; of what was written before, at
+/// most some samples still in flight, in order and without duplicates.
+///
+/// This is what DDS promises a VOLATILE reader (DDS v1.4 2.2.3.4: it may get
+/// samples written before the writer knew it; RTPS DATA sent to every reader
+/// of a participant can reach a reader the writer has not matched yet). A
+/// transport that starts the reader exactly at the next sample passes
+/// [`a_reader_added_mid_stream_gets_the_later_samples_in_order`] too.
+pub fn a_reader_added_mid_stream_gets_every_sample_written_after_it_matched(
+    f: &dyn TransportFactory,
+) {
+    let rig = Rig::new(f, "added_dds");
+    let first = rig.reader(keep_all());
+    let w = rig.writer(keep_all());
+    wait_matched(&*w, 1);
+    wait_matched(&*first, 1);
+    (0..10).for_each(|i| write(&*w, 0, i));
+    let late = rig.reader(keep_all());
+    wait_matched(&*w, 2);
+    wait_matched(&*late, 1);
+    (10..20).for_each(|i| write(&*w, 0, i));
+    // Take until index 19 (at most all 20 samples): earlier ones, if any,
+    // come first, strictly increasing; 10..=19 then come all, in order.
+    let mut got = Vec::new();
+    while got.last().map(|s| probe(s).index) != Some(19) {
+        assert!(got.len() < 20, "more than 20 samples: {:?}", indices(&got));
+        got.extend(take_n(&*late, 1));
+    }
+    let indices = indices(&got);
+    assert!(
+        indices.windows(2).all(|p| p[0] < p[1]),
+        "out of order or twice: {indices:?}"
+    );
+    let later: Vec<u64> = indices.iter().copied().filter(|&i| i >= 10).collect();
+    assert_eq!(later, (10..20).collect::<Vec<u64>>(), "all of: {indices:?}");
+    for s in &got {
+        assert_eq!(s.info.sequence, probe(s).index + 1, "sequence of {indices:?}");
+    }
+    assert!(late.take().is_none(), "a sample after the last one");
+    assert_in_order_without_loss(&take_n(&*first, 20));
+}
+
+fn indices(samples: &[Sample]) -> Vec<u64> {
+    samples.iter().map(|s| probe(s).index).collect()
+}
+
 /// Dropping one reader does not disturb the others, and the writer sees it go.
 pub fn a_reader_removed_mid_stream_leaves_the_others_undisturbed(f: &dyn TransportFactory) {
     let rig = Rig::new(f, "removed");

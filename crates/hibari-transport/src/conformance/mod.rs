@@ -204,6 +204,7 @@ macro_rules! __hibari_conformance_checks {
             every_reader_gets_every_sample_of_every_writer,
             writes_from_many_threads_keep_the_order_of_each_writer,
             a_reader_added_mid_stream_gets_the_later_samples_in_order,
+            a_reader_added_mid_stream_gets_every_sample_written_after_it_matched,
             a_reader_removed_mid_stream_leaves_the_others_undisturbed,
             different_topics_are_isolated,
             different_domains_are_isolated,
