@@ -28,6 +28,16 @@
 //! is reported in the record's note. CPU and context switches are each
 //! process's own: the publisher's from matching to its last publish, the
 //! subscriber's from its first sample to its last.
+//!
+//! The rclpy peers run with glibc's malloc thresholds fixed
+//! ([`RCLPY_MALLOC`]). With glibc's defaults, a run of 6.2 MB images falls,
+//! at random, into a mode where the rclpy subscriber gets fresh pages for
+//! every sample (measured: 935,808 minor page faults in one run against
+//! 22,000-55,000 in the others, system CPU 3.8 s against 0.3 s, p50 343 ms
+//! against 22-25 ms, rclpy → rclpy over Fast DDS's SHM alike). Both the
+//! rclpy → rclpy reference and hibari → rclpy have an rclpy subscriber, so
+//! that mode made their comparison a coin toss; fixed, ten runs in a row
+//! stayed at 28-43 ms (measure/bench-dds.md, "Send rate").
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -272,6 +282,9 @@ fn command(
     c.args(args).stdin(Stdio::null()).stdout(Stdio::piped());
     c.stderr(Stdio::null())
         .env("ROS_DOMAIN_ID", crate::run::domain().to_string());
+    if side == Side::Rclpy {
+        c.env("GLIBC_TUNABLES", RCLPY_MALLOC);
+    }
     match cell.variant {
         Variant::Defaults => {}
         Variant::DdsOff => {
@@ -289,6 +302,12 @@ fn command(
     }
     Ok(c)
 }
+
+/// glibc tunables of the rclpy peers: 6.2 MB buffers come from the heap and
+/// freed ones stay mapped (glibc's dynamic mmap threshold otherwise flips,
+/// run by run, into mapping and unmapping every sample; see the module docs).
+pub const RCLPY_MALLOC: &str =
+    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456";
 
 /// A running peer: its process and its stdout lines; killed when dropped.
 struct Peer(LineChild);

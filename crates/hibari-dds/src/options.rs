@@ -54,9 +54,12 @@ pub struct DdsOptions {
     pub send_rate: u64,
 }
 
-/// The default send rate: 300 MB/s, in bursts of up to 128 KiB (measured
-/// against rclpy with stock socket buffers, `vendor/README.md`).
-pub const DEFAULT_SEND_RATE: u64 = 300_000_000;
+/// The default send rate: 500 MB/s, in bursts of up to 128 KiB. Measured
+/// against rclpy with stock socket buffers (`measure/bench-dds.md`, "Send
+/// rate"): 6.2 MB images at 30 Hz reach an rclpy subscriber with p50 28-30 ms
+/// on one host and 46-83 ms across a veth, against 36-41 and 84-94 ms at
+/// 300 MB/s; unlimited, a receiver's 208 KiB buffer overflows (p50 92-119 ms).
+pub const DEFAULT_SEND_RATE: u64 = 500_000_000;
 
 /// The burst a paced participant may send at once.
 pub(crate) const SEND_BURST: usize = 128 * 1024;

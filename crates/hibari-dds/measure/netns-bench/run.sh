@@ -23,20 +23,22 @@ for n in $A $B; do
 done
 export NETNS_PEER_TIMEOUT=$((COUNT / 30 + 40)) ROS_DOMAIN_ID=231
 unset ROS_AUTOMATIC_DISCOVERY_RANGE ROS_STATIC_PEERS
+# rclpy's malloc as `hibari bench dds` runs it (crates/hibari-bench/src/dds.rs RCLPY_MALLOC)
+RCLPY_MALLOC=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456
 peer() { # ns side role... -> runs in the foreground
   local ns=$1 side=$2; shift 2
   if [ "$side" = hibari ]; then ip netns exec $ns "$BIN" "$@"
-  else ip netns exec $ns bash -c '. "$0/env.sh" && exec "$ROS2_PYTHON" "$@"' $VENV $PY "$@"; fi
+  else ip netns exec $ns env GLIBC_TUNABLES=$RCLPY_MALLOC bash -c '. "$0/env.sh" && exec "$ROS2_PYTHON" "$@"' $VENV $PY "$@"; fi
 }
 printf '| %-16s | %9s | %8s | %9s | %9s | %9s | %s |\n' "pub -> sub" size recv "p50 ms" "p99 ms" "max ms" "veth TX MB"
 for size in $SIZES; do
   for pair in ${PAIRS:-"rclpy:rclpy" "hibari:hibari" "hibari:rclpy" "rclpy:hibari"}; do
     set -- ${pair/:/ }; topic=/bench_${1}_${2}_$size
     out=$(mktemp); tx0=$(ip -n $A -s -j link show veth0 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["bytes"])')
-    timeout $((NETNS_PEER_TIMEOUT + 20)) bash -c "$(declare -f peer); BIN=$BIN PY=$PY VENV=$VENV; peer $B $2 sub $topic image:$size $COUNT" > $out 2>/dev/null &
+    timeout $((NETNS_PEER_TIMEOUT + 20)) bash -c "$(declare -f peer); BIN=$BIN PY=$PY VENV=$VENV RCLPY_MALLOC=$RCLPY_MALLOC; peer $B $2 sub $topic image:$size $COUNT" > $out 2>/dev/null &
     sub=$!
     sleep 2  # the subscriber's READY is not awaited here: it only has to exist before matching ends
-    timeout $((NETNS_PEER_TIMEOUT + 20)) bash -c "$(declare -f peer); BIN=$BIN PY=$PY VENV=$VENV; peer $A $1 pub $topic image:$size $COUNT 30" > /dev/null 2>&1 &
+    timeout $((NETNS_PEER_TIMEOUT + 20)) bash -c "$(declare -f peer); BIN=$BIN PY=$PY VENV=$VENV RCLPY_MALLOC=$RCLPY_MALLOC; peer $A $1 pub $topic image:$size $COUNT 30" > /dev/null 2>&1 &
     pub=$!
     wait $sub; kill -9 $pub 2>/dev/null; wait $pub 2>/dev/null
     ip netns pids $A | xargs -r kill -9; ip netns pids $B | xargs -r kill -9
