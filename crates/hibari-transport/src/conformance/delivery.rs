@@ -180,7 +180,11 @@ pub fn a_reader_added_mid_stream_gets_every_sample_written_after_it_matched(
     let later: Vec<u64> = indices.iter().copied().filter(|&i| i >= 10).collect();
     assert_eq!(later, (10..20).collect::<Vec<u64>>(), "all of: {indices:?}");
     for s in &got {
-        assert_eq!(s.info.sequence, probe(s).index + 1, "sequence of {indices:?}");
+        assert_eq!(
+            s.info.sequence,
+            probe(s).index + 1,
+            "sequence of {indices:?}"
+        );
     }
     assert!(late.take().is_none(), "a sample after the last one");
     assert_in_order_without_loss(&take_n(&*first, 20));
