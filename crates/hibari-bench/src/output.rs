@@ -155,7 +155,22 @@ pub enum WriteError {
     Json(#[from] serde_json::Error),
 }
 
+/// The path that means standard output (`--json -`, `--csv -`).
+pub const STDOUT: &str = "-";
+
+/// Writes `text` to `path`, or to standard output when `path` is `-`.
 fn write(path: &Path, text: &str) -> Result<(), WriteError> {
+    if path.as_os_str() == STDOUT {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|source| WriteError::Io {
+                path: "standard output".into(),
+                source,
+            });
+    }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         let _ = std::fs::create_dir_all(dir);
     }
@@ -165,9 +180,12 @@ fn write(path: &Path, text: &str) -> Result<(), WriteError> {
     })
 }
 
-/// Writes the report as JSON (records include per-message series).
+/// Writes the report as JSON (records include per-message series) to
+/// `path`, or to standard output when it is `-`.
 pub fn write_json(path: &Path, report: &Report) -> Result<(), WriteError> {
-    write(path, &serde_json::to_string_pretty(report)?)
+    let mut text = serde_json::to_string_pretty(report)?;
+    text.push('\n');
+    write(path, &text)
 }
 
 /// The CSV columns, in order.
@@ -198,7 +216,8 @@ pub const CSV_COLUMNS: [&str; 24] = [
     "note",
 ];
 
-/// Writes one CSV row per record.
+/// Writes one CSV row per record to `path`, or to standard output when it
+/// is `-`.
 pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     let mut t = CSV_COLUMNS.join(",");

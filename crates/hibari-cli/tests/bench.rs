@@ -106,6 +106,46 @@ fn an_unknown_experiment_is_refused_with_the_list() {
         .stderr(predicates::str::contains("e1-images"));
 }
 
+/// `--json -` and `--csv -` write to standard output for scripts: the
+/// document alone, the table on standard error; both at once is refused.
+#[test]
+fn json_or_csv_go_to_standard_output_with_a_dash() {
+    let run = |flag: &str| {
+        let domain = hibari_testkit::TestDomain::reserve();
+        let out = Command::cargo_bin("hibari")
+            .unwrap()
+            .env("ROS_DOMAIN_ID", domain.to_string())
+            .args(["bench", "e3-laserscan", "--quick", "--no-peers"])
+            .args(["--scale", "0.02", flag, "-"])
+            .timeout(std::time::Duration::from_secs(90))
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(stderr.contains("p50 µs"), "the table on stderr: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json = run("--json");
+    let report: serde_json::Value = serde_json::from_str(&json).expect("stdout is the JSON");
+    let measured = measured(&report);
+    assert!(!measured.is_empty(), "{json}");
+    let csv = run("--csv");
+    assert!(csv.starts_with("experiment,system,transport"), "{csv}");
+    assert_eq!(
+        csv.lines().count(),
+        1 + report["records"].as_array().unwrap().len(),
+        "one row per record: {csv}"
+    );
+    Command::cargo_bin("hibari")
+        .unwrap()
+        .args(["bench", "e3-laserscan", "--json", "-", "--csv", "-"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("standard output"));
+}
+
 /// Runs `hibari bench <args> --json <tmp>` and returns the report.
 fn run_json(args: &[&str]) -> (serde_json::Value, String) {
     let dir = tempfile::tempdir().unwrap();

@@ -2,7 +2,7 @@
 //! `hibari-bench` crate), with a progress bar, a table, JSON, CSV, plots and
 //! an HTML report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context as _;
@@ -22,10 +22,12 @@ pub struct BenchArgs {
     /// Repetitions of every series (default 3; 1 with --quick).
     #[arg(long)]
     reps: Option<u32>,
-    /// Write the machine, notes and one record per series and repetition as JSON.
+    /// Write the machine, notes and one record per series and repetition as JSON
+    /// (`-`: to standard output, and the table to standard error).
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Write one CSV row per series and repetition.
+    /// Write one CSV row per series and repetition (`-`: to standard output,
+    /// and the table to standard error).
     #[arg(long)]
     csv: Option<PathBuf>,
     /// Write PNG plots and report.html into this directory.
@@ -135,6 +137,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         target_dir: exe.parent().map(PathBuf::from).unwrap_or_default(),
         peers: !args.no_peers,
     };
+    let to_stdout = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new(output::STDOUT));
+    let (json_out, csv_out) = (to_stdout(&args.json), to_stdout(&args.csv));
+    if json_out && csv_out {
+        anyhow::bail!("--json - and --csv - both want standard output: send one to a file");
+    }
+    // With JSON or CSV on standard output, what people read goes to standard error.
+    let say = |text: &str| {
+        if json_out || csv_out {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+    };
     let names: Vec<&str> = if args.experiment == "all" {
         ALL.to_vec()
     } else {
@@ -178,9 +193,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Measured rows first, each experiment's published rows after them.
     records.sort_by_key(|r| (names.iter().position(|n| *n == r.experiment), r.published));
     let table = output::table(&records);
-    println!("{table}");
+    say(&table);
     for n in &notes {
-        println!("{n}");
+        say(n);
     }
     let report = Report {
         machine,
@@ -189,14 +204,18 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         notes,
         records,
     };
-    println!("elapsed {:.0} s", report.elapsed_s);
+    say(&format!("elapsed {:.0} s", report.elapsed_s));
     if let Some(p) = &args.json {
         output::write_json(p, &report)?;
-        eprintln!("wrote {}", p.display());
+        if !json_out {
+            eprintln!("wrote {}", p.display());
+        }
     }
     if let Some(p) = &args.csv {
         output::write_csv(p, &report.records)?;
-        eprintln!("wrote {}", p.display());
+        if !csv_out {
+            eprintln!("wrote {}", p.display());
+        }
     }
     if let Some(dir) = &args.out {
         let files = plots::write_report(dir, &report, &table)?;
