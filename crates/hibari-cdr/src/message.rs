@@ -5,7 +5,7 @@ use std::ops::Range;
 use crate::bytes::Bytes;
 use crate::error::{CdrDecodeError, CdrEncodeError};
 use crate::reader::CdrReader;
-use crate::writer::{CdrSink, CdrWriter, CountSink, Hole, SliceSink};
+use crate::writer::{CdrSink, CdrWriter, CountSink, FieldName, Hole, SliceSink};
 
 /// A ROS 2 message type with its CDR encoding.
 ///
@@ -80,8 +80,11 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
         buf: &mut [u8],
     ) -> Result<(usize, Range<usize>), CdrEncodeError> {
         let mut w = CdrWriter::new(SliceSink::new(buf))?;
-        w.hole = Some(Hole {
+        let name = FieldName::new(field).ok_or_else(|| CdrEncodeError::NoSuchHole {
             field: field.to_owned(),
+        })?;
+        w.hole = Some(Hole {
+            field: name,
             count,
             range: None,
         });
@@ -102,8 +105,11 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
         count: usize,
     ) -> Result<usize, CdrEncodeError> {
         let mut w = CdrWriter::new(CountSink::default())?;
-        w.hole = Some(Hole {
+        let name = FieldName::new(field).ok_or_else(|| CdrEncodeError::NoSuchHole {
             field: field.to_owned(),
+        })?;
+        w.hole = Some(Hole {
+            field: name,
             count,
             range: None,
         });

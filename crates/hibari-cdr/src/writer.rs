@@ -126,9 +126,31 @@ impl CdrSink for CountSink {
 /// fill it in place (see [`crate::Message::encode_with_hole`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Hole {
-    pub field: String,
+    pub field: FieldName,
     pub count: usize,
     pub range: Option<Range<usize>>,
+}
+
+/// A hole's field name, kept inline: laying a message out around a hole
+/// (a loan of any size, every frame) never allocates.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FieldName {
+    len: u8,
+    bytes: [u8; u8::MAX as usize],
+}
+
+impl FieldName {
+    /// `None` for a name longer than 255 bytes (no message field is).
+    pub fn new(name: &str) -> Option<FieldName> {
+        let len = u8::try_from(name.len()).ok()?;
+        let mut bytes = [0; u8::MAX as usize];
+        bytes[..name.len()].copy_from_slice(name.as_bytes());
+        Some(FieldName { len, bytes })
+    }
+
+    fn is(&self, name: &str) -> bool {
+        &self.bytes[..usize::from(self.len)] == name.as_bytes()
+    }
 }
 
 /// Little-endian CDR writer. Create one with [`CdrWriter::new`], which writes
@@ -287,7 +309,7 @@ impl<S: CdrSink> CdrWriter<S> {
 
     fn take_hole(&mut self, field: &str) -> Option<usize> {
         match &self.hole {
-            Some(h) if self.depth == 0 && h.range.is_none() && h.field == field => Some(h.count),
+            Some(h) if self.depth == 0 && h.range.is_none() && h.field.is(field) => Some(h.count),
             _ => None,
         }
     }

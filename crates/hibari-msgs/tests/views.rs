@@ -129,6 +129,19 @@ fn in_place_layout_of_a_missing_field_is_a_clear_error() {
 }
 
 #[test]
+fn in_place_layout_takes_field_names_up_to_255_bytes_and_refuses_longer_ones() {
+    let img = Image::default();
+    // "data" followed by a suffix never matches; past 255 bytes it is refused
+    // before encoding (the name is kept inline, without an allocation).
+    for len in [255, 256, 10_000] {
+        let name = format!("data{}", "x".repeat(len - 4));
+        let err = img.serialized_size_with_hole(&name, 3).unwrap_err();
+        assert!(err.to_string().contains(&name[..8]), "{err}");
+    }
+    assert!(img.serialized_size_with_hole("data", 3).is_ok());
+}
+
+#[test]
 fn encoding_into_a_too_small_buffer_fails_cleanly() {
     let img = Image {
         data: vec![0; 100],

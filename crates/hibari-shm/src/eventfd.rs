@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags};
 use rustix::io::{self, Errno};
+use smallvec::SmallVec;
 
 /// A new non-blocking, close-on-exec eventfd with a zero counter.
 pub fn new() -> std::io::Result<OwnedFd> {
@@ -41,7 +42,8 @@ pub fn drain(fd: BorrowedFd<'_>) -> bool {
 pub fn poll_readable(fds: &[BorrowedFd<'_>], deadline: Option<Instant>, ready: &mut Vec<bool>) {
     ready.clear();
     ready.resize(fds.len(), false);
-    let mut pollfds: Vec<PollFd<'_>> = fds
+    // On the stack for up to 16 descriptors: an executor polls on every sleep.
+    let mut pollfds: SmallVec<[PollFd<'_>; 16]> = fds
         .iter()
         .map(|fd| PollFd::new(fd, PollFlags::IN))
         .collect();

@@ -185,14 +185,11 @@ impl Writer for FanoutWriter {
         self.members.iter().enumerate().find_map(|(i, m)| {
             let lent = m.loan(len)?;
             Some(lent.map(|inner| {
-                let others = self
-                    .members
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, w)| &**w)
-                    .collect();
-                Box::new(FanoutLoan { inner, others }) as Box<dyn WriterLoan + '_>
+                Box::new(FanoutLoan {
+                    inner,
+                    members: &self.members,
+                    lender: i,
+                }) as Box<dyn WriterLoan + '_>
             }))
         })
     }
@@ -211,7 +208,19 @@ impl Writer for FanoutWriter {
 
 struct FanoutLoan<'a> {
     inner: Box<dyn WriterLoan + 'a>,
-    others: Vec<&'a dyn Writer>,
+    /// The fanout's members; `members[lender]` lent `inner`.
+    members: &'a [Box<dyn Writer>],
+    lender: usize,
+}
+
+/// The members other than the lender (no list is built: a loan's path
+/// stays free of allocations).
+fn others(members: &[Box<dyn Writer>], lender: usize) -> impl Iterator<Item = &dyn Writer> {
+    members
+        .iter()
+        .enumerate()
+        .filter(move |(j, _)| *j != lender)
+        .map(|(_, w)| &**w)
 }
 
 impl std::ops::Deref for FanoutLoan<'_> {
@@ -232,24 +241,32 @@ impl WriterLoan for FanoutLoan<'_> {
     where
         Self: 'b,
     {
-        let FanoutLoan { inner, others } = *self;
-        let wanted = others.iter().any(|w| {
+        let FanoutLoan {
+            inner,
+            members,
+            lender,
+        } = *self;
+        let wanted = others(members, lender).any(|w| {
             w.matched_count() > 0
                 || w.spec().qos.durability == crate::qos::Durability::TransientLocal
         });
         let copy: Option<CdrBytes> = wanted.then(|| inner[..len.min(inner.len())].to_vec().into());
         if let Err(e) = inner.send(len) {
             // Nothing went out: the loan comes back whole.
-            let loan = e
-                .loan
-                .map(|inner| Box::new(FanoutLoan { inner, others }) as Box<dyn WriterLoan + 'b>);
+            let loan = e.loan.map(|inner| {
+                Box::new(FanoutLoan {
+                    inner,
+                    members,
+                    lender,
+                }) as Box<dyn WriterLoan + 'b>
+            });
             return Err(WriterLoanSendError {
                 loan,
                 reason: e.reason,
             });
         }
         if let Some(bytes) = copy {
-            for w in others {
+            for w in others(members, lender) {
                 w.write(Payload::Serialized(bytes.clone()))
                     .map_err(|reason| WriterLoanSendError { loan: None, reason })?;
             }

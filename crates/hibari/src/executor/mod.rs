@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
+use smallvec::SmallVec;
 use thiserror::Error;
 
 use crate::context::lock;
@@ -233,7 +234,9 @@ impl Core {
         ready: &mut Vec<bool>,
     ) {
         let live: Vec<Arc<dyn Entity>> = lists.watches.iter().filter_map(Weak::upgrade).collect();
-        let mut fds: Vec<BorrowedFd<'_>> = lists.wakers.iter().filter_map(|w| w.fd()).collect();
+        // On the stack for up to 16: this runs whenever the executor sleeps.
+        let mut fds: SmallVec<[BorrowedFd<'_>; 16]> =
+            lists.wakers.iter().filter_map(|w| w.fd()).collect();
         let eventfds = fds.len();
         let mut owners = Vec::with_capacity(live.len());
         // A watch flagged readable waits for its callback (its group may be

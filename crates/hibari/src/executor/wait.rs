@@ -24,6 +24,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use hibari_shm::eventfd;
+use smallvec::SmallVec;
 
 use crate::context::lock;
 
@@ -142,7 +143,7 @@ impl Signal {
         }
         st.polling = true;
         drop(st);
-        let mut all = Vec::with_capacity(fds.len() + 1);
+        let mut all: SmallVec<[BorrowedFd<'_>; 16]> = SmallVec::with_capacity(fds.len() + 1);
         all.push(efd.as_fd());
         all.extend_from_slice(fds);
         eventfd::poll_readable(&all, deadline, ready);
