@@ -13,7 +13,7 @@ use super::{
 };
 use crate::{
     EndpointId, EndpointSpec, Payload, QosProfile, Reader, ReaderOptions, ResourceLimits, Sample,
-    WriterOptions,
+    Writer, WriterOptions,
 };
 
 fn keep_all() -> QosProfile {
@@ -123,10 +123,10 @@ pub fn writes_from_many_threads_keep_the_order_of_each_writer(f: &dyn TransportF
     assert_eq!(by_writer[&shared.id()], 1000);
 }
 
-/// A reader created while a writer writes gets the later samples, in order,
-/// with no loss reported for the ones before it existed.
-pub fn a_reader_added_mid_stream_gets_the_later_samples_in_order(f: &dyn TransportFactory) {
-    let rig = Rig::new(f, "added");
+/// Writes samples 0..10 to a reader, adds a second reader, waits until the
+/// writer and it match, and writes 10..20; returns (first reader, writer,
+/// late reader): the writer lives as long as the check that holds it.
+fn add_a_reader_mid_stream(rig: &Rig) -> (Box<dyn Reader>, Box<dyn Writer>, Box<dyn Reader>) {
     let first = rig.reader(keep_all());
     let w = rig.writer(keep_all());
     wait_matched(&*w, 1);
@@ -136,6 +136,14 @@ pub fn a_reader_added_mid_stream_gets_the_later_samples_in_order(f: &dyn Transpo
     wait_matched(&*w, 2);
     wait_matched(&*late, 1);
     (10..20).for_each(|i| write(&*w, 0, i));
+    (first, w, late)
+}
+
+/// A reader created while a writer writes gets the later samples, in order,
+/// with no loss reported for the ones before it existed.
+pub fn a_reader_added_mid_stream_gets_the_later_samples_in_order(f: &dyn TransportFactory) {
+    let rig = Rig::new(f, "added");
+    let (first, _w, late) = add_a_reader_mid_stream(&rig);
     let got = take_n(&*late, 10);
     assert_in_order_without_loss(&got);
     assert_eq!(probe(&got[0]).index, 10);
@@ -156,15 +164,7 @@ pub fn a_reader_added_mid_stream_gets_every_sample_written_after_it_matched(
     f: &dyn TransportFactory,
 ) {
     let rig = Rig::new(f, "added_dds");
-    let first = rig.reader(keep_all());
-    let w = rig.writer(keep_all());
-    wait_matched(&*w, 1);
-    wait_matched(&*first, 1);
-    (0..10).for_each(|i| write(&*w, 0, i));
-    let late = rig.reader(keep_all());
-    wait_matched(&*w, 2);
-    wait_matched(&*late, 1);
-    (10..20).for_each(|i| write(&*w, 0, i));
+    let (first, _w, late) = add_a_reader_mid_stream(&rig);
     // Take until index 19 (at most all 20 samples): earlier ones, if any,
     // come first, strictly increasing; 10..=19 then come all, in order.
     let mut got = Vec::new();
