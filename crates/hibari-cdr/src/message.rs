@@ -5,7 +5,7 @@ use std::ops::Range;
 use crate::bytes::Bytes;
 use crate::error::{CdrDecodeError, CdrEncodeError};
 use crate::reader::CdrReader;
-use crate::writer::{CdrSink, CdrWriter, CountSink, FieldName, Hole, SliceSink};
+use crate::writer::{CdrSink, CdrWriter, CountSink, Hole, SliceSink};
 
 /// A ROS 2 message type with its CDR encoding.
 ///
@@ -80,14 +80,7 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
         buf: &mut [u8],
     ) -> Result<(usize, Range<usize>), CdrEncodeError> {
         let mut w = CdrWriter::new(SliceSink::new(buf))?;
-        let name = FieldName::new(field).ok_or_else(|| CdrEncodeError::NoSuchHole {
-            field: field.to_owned(),
-        })?;
-        w.hole = Some(Hole {
-            field: name,
-            count,
-            range: None,
-        });
+        w.hole = Some(Hole::new(field, count)?);
         self.encode_fields(&mut w)?;
         let len = w.position();
         match w.hole.and_then(|h| h.range) {
@@ -105,14 +98,7 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
         count: usize,
     ) -> Result<usize, CdrEncodeError> {
         let mut w = CdrWriter::new(CountSink::default())?;
-        let name = FieldName::new(field).ok_or_else(|| CdrEncodeError::NoSuchHole {
-            field: field.to_owned(),
-        })?;
-        w.hole = Some(Hole {
-            field: name,
-            count,
-            range: None,
-        });
+        w.hole = Some(Hole::new(field, count)?);
         self.encode_fields(&mut w)?;
         match w.hole.as_ref().and_then(|h| h.range.as_ref()) {
             Some(_) => Ok(w.position()),

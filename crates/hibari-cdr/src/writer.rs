@@ -131,6 +131,21 @@ pub(crate) struct Hole {
     pub range: Option<Range<usize>>,
 }
 
+impl Hole {
+    /// A hole of `count` elements in the top-level array `field`; a name
+    /// longer than any field can be is `NoSuchHole`.
+    pub fn new(field: &str, count: usize) -> Result<Hole, CdrEncodeError> {
+        let name = FieldName::new(field).ok_or_else(|| CdrEncodeError::NoSuchHole {
+            field: field.to_owned(),
+        })?;
+        Ok(Hole {
+            field: name,
+            count,
+            range: None,
+        })
+    }
+}
+
 /// A hole's field name, kept inline: laying a message out around a hole
 /// (a loan of any size, every frame) never allocates.
 #[derive(Debug, Clone, Copy)]
