@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main demo: builds hibari and runs `hibari bench all --quick`, the headline comparison
-# (hibari in one process and between processes beside iceoryx2, the ROS 1 peer and the
-# write-ups' published figures; about two minutes). Installs what the build needs first.
+# (hibari in one process and between processes beside stock ROS 2 (rclpy and native rcl over
+# Fast DDS, from PyPI's Jazzy wheels), iceoryx2, the ROS 1 peer and the write-ups' published
+# figures; a few minutes). Installs what the build and the ROS 2 peer need first (the wheels
+# take ~20 s the first time).
 #   scripts/demo.sh               build, then `hibari bench all --quick --out target/bench-quick`
 #   scripts/demo.sh --zenoh       also build raw Zenoh into the latency sweep (the first build
 #                                 takes minutes: hibari-bench-ipc --features zenoh)
@@ -35,6 +37,9 @@ fi
 # The Python package and E4's Rust twin, so that e4-python runs in the demo too.
 scripts/python.sh --build-only \
   || log "the Python package did not build; e4-python will say it is not available"
+# Stock ROS 2 beside hibari in every experiment: the Jazzy wheels and the native peer.
+scripts/ros2-peer.sh jazzy >/dev/null \
+  || log "the ROS 2 peer could not be installed (above); the bench runs without ROS 2 and says so"
 if scripts/ros1-peer.sh --check >/dev/null 2>&1; then
   scripts/ros1-peer.sh --no-install >/dev/null
 else

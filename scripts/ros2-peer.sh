@@ -5,7 +5,10 @@
 # and the wheels installed only when the packages do not already import at the pinned versions.
 #   scripts/ros2-peer.sh [jazzy|kilted]           install what is missing, print the environment
 #   scripts/ros2-peer.sh [jazzy|kilted] --check   install nothing; exit 1 and say what is missing
-# Then: `. .venv-ros2-jazzy/env.sh` and run "$ROS2_PYTHON" (rclpy), or build a native peer with
+# Then: `. .venv-ros2-jazzy/env.sh` and run "$ROS2_PYTHON" (rclpy) or "$ROS2_RCL_PEER", the native
+# peer (peers/ros2/rcl_peer.c, C against rcl and the message packages' C type support) this script
+# builds into .venv-ros2-<distro>/bin/rcl_peer whenever its sources are newer (cc and libjpeg-dev,
+# which it installs with apt-get when missing). Build another with
 # `cc ... $ROS2_CFLAGS ... $ROS2_LDFLAGS -lrcl ...`. Environment: PYTHON (default python3; the
 # wheels exist for CPython 3.10 to 3.13, one set per Python version).
 # Jazzy is rclpy 7.1 over Fast DDS 2.14, Kilted rclpy 9.1 over Fast DDS 3. Both distros name their
@@ -102,10 +105,35 @@ export AMENT_PREFIX_PATH=$VENV\${_a:+:\$_a}
 export LD_LIBRARY_PATH=$VENV/lib:$vendored$PYLIBDIR\${_l:+:\$_l}
 export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
 export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
+export ROS2_RCL_PEER=$VENV/bin/rcl_peer
 export ROS2_CFLAGS="$cflags"
 export ROS2_LDFLAGS="$ldflags"
 unset -f _ros2_strip; unset _a _l _o _i _p
 EOF
+
+# --- the native peer ------------------------------------------------------------------------
+PEER=$VENV/bin/rcl_peer
+SRC=(peers/ros2/rcl_peer.c peers/ros2/kinds.c peers/ros2/kinds.h)
+stale=
+for f in "${SRC[@]}"; do [ "$PEER" -nt "$f" ] || stale=1; done
+if [ -n "$stale" ]; then
+  [ "$mode" = "" ] || die "the native peer $PEER is missing or older than peers/ros2: run scripts/ros2-peer.sh $distro"
+  if [ ! -f /usr/include/jpeglib.h ] || ! command -v cc >/dev/null 2>&1; then
+    SUDO=()
+    [ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+    log "apt-get install libjpeg-dev build-essential (the native peer's JPEG series and compiler)"
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libjpeg-dev build-essential \
+      || die "cannot install libjpeg-dev and a C compiler: install them and run again"
+  fi
+  # shellcheck disable=SC2086 # the flags are word lists
+  cc -O2 -std=c11 -Wall -Wextra -Werror -o "$PEER.tmp" peers/ros2/rcl_peer.c peers/ros2/kinds.c \
+    $cflags $ldflags -lrcl -lrmw -lrcutils -lrosidl_runtime_c -lsensor_msgs__rosidl_generator_c \
+    -lsensor_msgs__rosidl_typesupport_c -lstd_msgs__rosidl_generator_c \
+    -lbuiltin_interfaces__rosidl_generator_c -ljpeg \
+    || die "building the native peer (peers/ros2/rcl_peer.c) failed"
+  mv "$PEER.tmp" "$PEER"
+  log "built $PEER"
+fi
 [ "$mode" = "--check" ] && { log "ROS 2 $distro present in $VENV"; exit 0; }
 
 log "ROS 2 $distro ready (rclpy $("$PY" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))'), rmw_fastrtps_cpp, ${fastdds:-Fast DDS ?}); source $VENV/env.sh:"

@@ -25,6 +25,8 @@ done
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
+# libjpeg(-turbo) for the native ROS 2 peer's JPEG series (scripts/ros2-peer.sh builds it).
+[ -f /usr/include/jpeglib.h ] || need_apt+=(libjpeg-dev)
 if [ "$mode" != "--build" ]; then
   # The bridge's browser test drives Debian's Chromium; its JS peers need Node.
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)

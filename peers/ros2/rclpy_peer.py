@@ -7,19 +7,30 @@ crates/hibari-dds/tests/netns/peer.rs, the bench's
 crates/hibari-bench/src/dds/peer.rs), one line per event on stdout,
 `KEY key=value ...`:
 
-    pub   TOPIC KIND COUNT HZ   READY, MATCHED, SENT seq=i (each), DONE sent=n
+    pub   TOPIC KIND COUNT HZ   READY, MATCHED, SENT seq=i call_ns=c (each: c is
+                                how long publish() took), DONE sent=n
                                 cpu_ns=c vcsw=v ivcsw=i; then stays (publishing
                                 nothing) until killed or its timeout, so late
                                 repairs still happen.
     sub   TOPIC KIND COUNT      READY, RECV seq=i bytes=n exact=0|1 lat_us=t,
                                 DONE received=n exact=n in_order=0|1 cpu_ns=c
                                 vcsw=v ivcsw=i
+    both  TOPIC KIND COUNT HZ   one process, one context, two nodes (a publisher's
+                                and a subscriber's) served by one executor on one
+                                thread: READY, MATCHED, SENT and RECV lines, DONE
+                                received=n exact=n in_order=0|1 sent=n cpu_ns=c
+                                vcsw=v ivcsw=i (the whole process, from MATCHED).
+                                rclpy has no intra-process path: the sample goes
+                                through Fast DDS.
     graph NODE                  NODES a,b,... whenever the set of other
                                 nodes in the graph changes
 
-KIND is `string` (std_msgs/String "netns <i>") or `image[:BYTES]`
+KIND is `string` (std_msgs/String "netns <i>"), `image[:BYTES]`
 (sensor_msgs/Image, rgb8 1920x1080 = 6,220,800 bytes unless BYTES is given,
-then mono8 BYTES x 1). Image i is built before its due time
+then mono8 BYTES x 1), `image:WxH` (rgb8 W x H) or `laser:N`
+(sensor_msgs/LaserScan, N ranges: the bytes of the image pattern below as
+floats, rotated by i * 7919 places; no intensities). The native peer
+(rcl_peer.c, kinds.h) speaks the same kinds and also `jpeg:WxH:Q`. Image i is built before its due time
 start + (i - 1) / HZ, stamped with that due time (CLOCK_REALTIME) and
 published at it, so a late publisher shows as latency. It carries frame_id
 "<i>" and the pixels of `frame(i)`: a fixed pseudo-random buffer rotated by
@@ -30,22 +41,27 @@ to DONE for the publisher and from the first sample to DONE for the
 subscriber.
 
 Environment: ROS_DOMAIN_ID; NETNS_PEER_NAME (the node's name, default
-netns_rclpy_<role>); NETNS_PEER_TIMEOUT (seconds, default 60) bounds
+netns_rclpy_<role>); NETNS_PEER_CHECK=0: the subscriber compares no bytes
+(exact=0; E5's "the subscriber does nothing"); NETNS_PEER_TIMEOUT (seconds, default 60) bounds
 every wait; the process exits 0 after DONE, 2 when it timed out.
 """
 
+import array
+import math
 import os
 import resource
 import sys
 import time
 
 import rclpy
+import rclpy.executors
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import Image
+from sensor_msgs.msg import Image, LaserScan
 from std_msgs.msg import String
 
 TIMEOUT = float(os.environ.get("NETNS_PEER_TIMEOUT", "60"))
+CHECK = os.environ.get("NETNS_PEER_CHECK", "1") != "0"
 FULL_HD = 1920 * 1080 * 3
 BLOCK = 65521  # a prime: rotations by 7919 never line the pattern up again
 
@@ -68,11 +84,61 @@ def frame(buf, i):
     return buf[off:] + buf[:off]
 
 
-def kind_of(spec):
-    name, _, size = spec.partition(":")
-    if name == "string":
-        return String, None
-    return Image, int(size) if size else FULL_HD
+class Kind:
+    """A KIND argument: the message type, its payload and how message i looks."""
+
+    def __init__(self, spec):
+        name, _, arg = spec.partition(":")
+        self.type, self.dims, self.size = String, None, 0
+        if name == "image" and "x" in arg:
+            w, h = (int(v) for v in arg.split("x"))
+            self.type, self.dims, self.size = Image, (w, h, "rgb8", w * 3), w * h * 3
+        elif name == "image":
+            size = int(arg) if arg else FULL_HD
+            dims = (1920, 1080, "rgb8", 5760) if not arg else (size, 1, "mono8", size)
+            self.type, self.dims, self.size = Image, dims, size
+        elif name == "laser":
+            self.type, self.size = LaserScan, int(arg)
+        elif name != "string":
+            raise SystemExit(f"rclpy_peer: not a kind: {spec}")
+        if not 0 <= self.size <= 256 << 20:
+            raise SystemExit(f"rclpy_peer: {spec}: payload over 256 MiB")
+        self.buf = base(self.size) if self.size else None
+        if self.type is LaserScan:
+            self.buf = array.array("f", (float(b) for b in self.buf))
+
+    def message(self, i):
+        if self.type is String:
+            return String(data=f"netns {i}")
+        if self.type is LaserScan:
+            msg = LaserScan(angle_min=-math.pi, angle_max=math.pi, range_max=100.0)
+            msg.angle_increment = 2 * math.pi / max(1, self.size)
+            msg.ranges = frame(self.buf, i)
+        else:
+            w, h, encoding, step = self.dims
+            msg = Image(height=h, width=w, encoding=encoding, step=step)
+            msg.data = frame(self.buf, i)
+        msg.header.frame_id = str(i)
+        return msg
+
+    def check(self, msg):
+        """(seq, payload bytes, exact, stamp_ns) of a received message."""
+        if self.type is String:
+            seq = int(msg.data.split()[-1]) if msg.data.startswith("netns ") else -1
+            return seq, len(msg.data), int(msg.data == f"netns {seq}"), None
+        seq = int(msg.header.frame_id) if msg.header.frame_id.isdigit() else -1
+        data = msg.ranges if self.type is LaserScan else msg.data
+        if not CHECK:
+            length, exact = len(data) * (4 if self.type is LaserScan else 1), 0
+        elif self.type is LaserScan:
+            length = len(data) * 4
+            exact = int(seq > 0 and len(data) == self.size and data == frame(self.buf, seq))
+        else:
+            data = data.tobytes() if hasattr(data, "tobytes") else bytes(data)
+            length = len(data)
+            exact = int(seq > 0 and data == frame(self.buf, seq))
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        return seq, length, exact, stamp
 
 
 def usage():
@@ -91,85 +157,115 @@ def qos():
     )
 
 
-def spin_until(node, done):
+def spinner(node):
+    """spin(timeout_sec): serve NODE's work for up to that long."""
+    return lambda timeout_sec: rclpy.spin_once(node, timeout_sec=timeout_sec)
+
+
+def spin_until(spin, done):
     end = time.monotonic() + TIMEOUT
     while not done():
         if time.monotonic() > end:
             return False
-        rclpy.spin_once(node, timeout_sec=0.05)
+        spin(0.05)
     return True
 
 
-def publish(node, topic, spec, count, hz):
-    msg_type, size = kind_of(spec)
-    pub = node.create_publisher(msg_type, topic, qos())
-    buf = base(size) if size else None
-    say("READY")
-    if not spin_until(node, lambda: pub.get_subscription_count() > 0):
+def wait_for_match(spin, pub):
+    if not spin_until(spin, lambda: pub.get_subscription_count() > 0):
         say("TIMEOUT waiting for a subscriber")
-        return 2
+        return False
     say("MATCHED")
-    before = usage()
+    return True
+
+
+def send(spin, pub, kind, count, hz):
+    """Publishes COUNT messages of KIND at HZ, spinning between them."""
     period, start, start_rt = 1.0 / hz, time.monotonic(), time.time_ns()
     for i in range(1, count + 1):
-        if msg_type is String:
-            msg = String(data=f"netns {i}")
-        else:
-            msg = Image(height=1, width=size, encoding="mono8", step=size)
-            if size == FULL_HD:
-                msg.height, msg.width, msg.encoding, msg.step = 1080, 1920, "rgb8", 5760
-            msg.header.frame_id = str(i)
-            msg.data = frame(buf, i)
+        msg = kind.message(i)
         due = (i - 1) * period
         pause = start + due - time.monotonic()
-        if pause > 0:
-            rclpy.spin_once(node, timeout_sec=pause)
+        while pause > 0:
+            spin(pause)
             # spin_once returns early when there is work: wait out the rest
-            time.sleep(max(0.0, start + due - time.monotonic()))
-        if msg_type is Image:
+            pause = start + due - time.monotonic()
+        if kind.type is not String:
             stamp = start_rt + int(due * 1e9)
             msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 1_000_000_000)
+        call = time.perf_counter_ns()
         pub.publish(msg)
-        say(f"SENT seq={i}")
+        say(f"SENT seq={i} call_ns={time.perf_counter_ns() - call}")
+
+
+def publish(node, topic, spec, count, hz):
+    kind = Kind(spec)
+    pub = node.create_publisher(kind.type, topic, qos())
+    say("READY")
+    spin = spinner(node)
+    if not wait_for_match(spin, pub):
+        return 2
+    before = usage()
+    send(spin, pub, kind, count, hz)
     say(f"DONE sent={count} {usage_words(before)}")
-    spin_until(node, lambda: False)
+    spin_until(spin, lambda: False)
     return 0
 
 
-def subscribe(node, topic, spec, count):
-    msg_type, size = kind_of(spec)
-    buf = base(size) if size else None
-    state = {"n": 0, "exact": 0, "last": 0, "in_order": 1, "first": None}
+class Taker:
+    """A subscription of KIND on NODE that says RECV for every sample."""
 
-    def got(msg):
+    def __init__(self, node, topic, kind):
+        self.kind, self.n, self.exact, self.last, self.in_order = kind, 0, 0, 0, 1
+        self.first = None
+        node.create_subscription(kind.type, topic, self.got, qos())
+
+    def got(self, msg):
         now = time.time_ns()
-        if msg_type is String:
-            seq = int(msg.data.split()[-1]) if msg.data.startswith("netns ") else -1
-            exact, length, lat = int(msg.data == f"netns {seq}"), len(msg.data), 0
-        else:
-            seq = int(msg.header.frame_id) if msg.header.frame_id.isdigit() else -1
-            data = msg.data.tobytes() if hasattr(msg.data, "tobytes") else bytes(msg.data)
-            exact, length = int(seq > 0 and data == frame(buf, seq)), len(data)
-            stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-            lat = (now - stamp) // 1000
-        if state["first"] is None:
-            state["first"] = usage()
-        state["n"] += 1
-        state["exact"] += exact
-        if seq != state["last"] + 1:
-            state["in_order"] = 0
-        state["last"] = seq
+        seq, length, exact, stamp = self.kind.check(msg)
+        lat = 0 if stamp is None else (now - stamp) // 1000
+        if self.first is None:
+            self.first = usage()
+        self.n += 1
+        self.exact += exact
+        if seq != self.last + 1:
+            self.in_order = 0
+        self.last = seq
         say(f"RECV seq={seq} bytes={length} exact={exact} lat_us={lat}")
 
-    node.create_subscription(msg_type, topic, got, qos())
+    def summary(self):
+        return f"received={self.n} exact={self.exact} in_order={self.in_order}"
+
+
+def subscribe(node, topic, spec, count):
+    taker = Taker(node, topic, Kind(spec))
     say("READY")
-    ok = spin_until(node, lambda: state["n"] >= count)
-    used = usage_words(state["first"] or usage())
-    say(
-        f"DONE received={state['n']} exact={state['exact']} "
-        f"in_order={state['in_order']} {used}"
-    )
+    ok = spin_until(spinner(node), lambda: taker.n >= count)
+    say(f"DONE {taker.summary()} {usage_words(taker.first or usage())}")
     return 0 if ok else 2
+
+
+def both(node, topic, spec, count, hz):
+    kind = Kind(spec)
+    sub_node = Node(node.get_name() + "_sub")
+    executor = rclpy.executors.SingleThreadedExecutor()
+    executor.add_node(node)
+    executor.add_node(sub_node)
+    taker = Taker(sub_node, topic, kind)
+    pub = node.create_publisher(kind.type, topic, qos())
+    say("READY")
+    spin = executor.spin_once
+    try:
+        if not wait_for_match(spin, pub):
+            return 2
+        before = usage()
+        send(spin, pub, kind, count, hz)
+        ok = spin_until(spin, lambda: taker.n >= count)
+        say(f"DONE {taker.summary()} sent={count} {usage_words(before)}")
+        return 0 if ok else 2
+    finally:
+        executor.shutdown()
+        sub_node.destroy_node()
 
 
 def graph(node):
@@ -193,6 +289,8 @@ def main(argv):
             return publish(node, argv[2], argv[3], int(argv[4]), float(argv[5]))
         if role == "sub":
             return subscribe(node, argv[2], argv[3], int(argv[4]))
+        if role == "both":
+            return both(node, argv[2], argv[3], int(argv[4]), float(argv[5]))
         return graph(node)
     finally:
         node.destroy_node()

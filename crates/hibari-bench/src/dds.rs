@@ -4,14 +4,17 @@
 //! hosts:
 //!
 //! - **peers**: hibari's public API in a process of its own ([`peer`],
-//!   `hibari bench --dds-peer`) and rclpy over rmw_fastrtps_cpp from the
-//!   Jazzy wheels (`peers/ros2/rclpy_peer.py`, `scripts/ros2-peer.sh jazzy`),
-//!   Fast DDS with its defaults. Both speak one line protocol, so a cell is
-//!   any (publisher, subscriber) pair;
+//!   `hibari bench --dds-peer`), rclpy over rmw_fastrtps_cpp from the Jazzy
+//!   wheels (`peers/ros2/rclpy_peer.py`) and the native peer, C against rcl
+//!   from the same wheels (`peers/ros2/rcl_peer.c`, what rclcpp runs under
+//!   its C++ layer; both installed by `scripts/ros2-peer.sh jazzy`), Fast DDS
+//!   with its defaults. All speak one line protocol, so a cell is any
+//!   (publisher, subscriber) pair;
 //! - **one host**: hibari → hibari goes through shared memory (what hibari
 //!   chooses), once as shipped (DDS on beside it) and once with
 //!   `HIBARI_TRANSPORT=shm` (DDS off), to show what DDS costs that path;
-//!   rclpy → rclpy through Fast DDS's own SHM transport (its default) and
+//!   rcl → rcl and rclpy → rclpy through Fast DDS's own SHM transport (its
+//!   default), rclpy → rclpy also
 //!   once with `FASTDDS_BUILTIN_TRANSPORTS=UDPv4`: UDP on loopback, what the
 //!   mixed pairs use, so their like-for-like reference;
 //! - **two hosts**: two network namespaces joined by a veth pair (MTU 1500;
@@ -39,18 +42,23 @@
 //! that mode made their comparison a coin toss; fixed, ten runs in a row
 //! stayed at 28-43 ms (measure/bench-dds.md, "Send rate").
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+//!
+//! The same peers are the ROS 2 series of the other experiments ([`ros2`]):
+//! E1's images, E3's scans, E4's publish call, E5's 1080p CPU and the
+//! latency sweep, two processes and one (the peers' `both` role: two nodes
+//! in one context, whose samples still go through Fast DDS: rcl has no
+//! intra-process path, rclcpp's is above it and not in the wheels).
 
-use hibari_testkit::lines::LineChild;
-use hibari_testkit::netns::{Netns, NetnsPair};
+use std::path::{Path, PathBuf};
 
 use crate::experiments::Config;
 use crate::record::Record;
-use crate::stats::Stats;
 
 pub mod peer;
+pub mod ros2;
+mod run;
+
+pub use run::RCLPY_MALLOC;
 
 /// One end of a cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,28 +67,71 @@ pub enum Side {
     Hibari,
     /// rclpy on rmw_fastrtps_cpp (Jazzy wheels).
     Rclpy,
+    /// C on rcl and rmw_fastrtps_cpp (Jazzy wheels): native ROS 2.
+    Rcl,
 }
 
-/// Where the two processes run.
+/// Where the processes run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hosts {
-    /// Both on this host.
+    /// Two processes on this host.
     One,
     /// One in each of two network namespaces joined by a veth pair.
     Two,
+    /// One process: the ROS 2 peers' `both` role (publisher and subscriber
+    /// the same side).
+    Process,
 }
 
-/// One (publisher, subscriber, hosts, size, rate) series.
+/// What the peers exchange: their KIND argument (`peers/ros2/kinds.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payload {
+    /// `sensor_msgs/Image` of this many bytes (mono8 N x 1; 6,220,800 is
+    /// rgb8 1920x1080).
+    Image(u64),
+    /// `sensor_msgs/Image`, rgb8 width x height.
+    Rgb(u32, u32),
+    /// `sensor_msgs/LaserScan` with this many ranges.
+    Laser(u32),
+    /// `sensor_msgs/CompressedImage`: rgb8 width x height JPEG-encoded at a
+    /// quality for every message (native peer only).
+    Jpeg(u32, u32, u8),
+}
+
+impl Payload {
+    /// The peers' KIND argument.
+    pub fn arg(self) -> String {
+        match self {
+            Payload::Image(n) => format!("image:{n}"),
+            Payload::Rgb(w, h) => format!("image:{w}x{h}"),
+            Payload::Laser(n) => format!("laser:{n}"),
+            Payload::Jpeg(w, h, q) => format!("jpeg:{w}x{h}:{q}"),
+        }
+    }
+
+    /// Payload bytes (a JPEG's raw frame: its compressed size varies).
+    pub fn bytes(self) -> u64 {
+        match self {
+            Payload::Image(n) => n,
+            Payload::Rgb(w, h) | Payload::Jpeg(w, h, _) => u64::from(w) * u64::from(h) * 3,
+            Payload::Laser(n) => u64::from(n) * 4,
+        }
+    }
+}
+
+/// One (publisher, subscriber, hosts, payload, rate) series.
 #[derive(Debug, Clone)]
 pub struct DdsCell {
+    /// The experiment its records belong to.
+    pub experiment: &'static str,
     /// Publisher.
     pub from: Side,
     /// Subscriber.
     pub to: Side,
     /// Placement.
     pub hosts: Hosts,
-    /// `Image.data` bytes.
-    pub size: u64,
+    /// What is sent.
+    pub payload: Payload,
     /// Messages per second.
     pub rate_hz: f64,
     /// Measured messages.
@@ -100,6 +151,9 @@ pub enum Variant {
     DdsOff,
     /// rclpy → rclpy with `FASTDDS_BUILTIN_TRANSPORTS=UDPv4`: no SHM.
     FastDdsUdp,
+    /// The subscriber does not compare the bytes (E5: "the subscriber does
+    /// nothing"; `NETNS_PEER_CHECK=0`).
+    NoCheck,
 }
 
 impl Side {
@@ -108,7 +162,12 @@ impl Side {
         match self {
             Side::Hibari => ("hibari", "rust"),
             Side::Rclpy => ("ros2", "python"),
+            Side::Rcl => ("ros2", "c"),
         }
+    }
+
+    fn is_ros2(self) -> bool {
+        self != Side::Hibari
     }
 }
 
@@ -125,14 +184,19 @@ impl DdsCell {
         pair(self.from.names().0, self.to.names().0)
     }
 
-    fn transport(&self) -> &'static str {
-        match (self.hosts, self.from, self.to) {
+    fn transport(&self) -> String {
+        let base = match (self.hosts, self.from, self.to) {
             (Hosts::Two, _, _) => "dds udp",
+            (Hosts::Process, _, _) => "fast dds",
             _ if self.variant == Variant::DdsOff => "shm (dds off)",
             _ if self.variant == Variant::FastDdsUdp => "fast dds udp loopback",
             (Hosts::One, Side::Hibari, Side::Hibari) => "shm",
-            (Hosts::One, Side::Rclpy, Side::Rclpy) => "fast dds shm",
+            (Hosts::One, f, t) if f.is_ros2() && t.is_ros2() => "fast dds shm",
             (Hosts::One, _, _) => "dds udp loopback",
+        };
+        match self.payload {
+            Payload::Jpeg(_, _, q) => format!("{base} jpeg q{q}"),
+            _ => base.into(),
         }
     }
 
@@ -141,26 +205,30 @@ impl DdsCell {
     }
 
     fn setup(&self) -> &'static str {
-        match self.hosts {
-            Hosts::One => "one host",
-            Hosts::Two => "two hosts (netns)",
+        match (self.hosts, self.experiment) {
+            (Hosts::One, "dds") => "one host",
+            (Hosts::One, _) => "two processes",
+            (Hosts::Two, _) => "two hosts (netns)",
+            (Hosts::Process, _) => "one process",
         }
     }
 
     /// One line for the progress bar.
     pub fn describe(&self) -> String {
         format!(
-            "dds {} {} [{}] {} B @ {} Hz",
+            "{} {} {} {} [{}] {} B @ {} Hz",
+            self.experiment,
             self.system(),
+            self.language(),
             self.transport(),
             self.setup(),
-            self.size,
+            self.payload.bytes(),
             self.rate_hz.round()
         )
     }
 }
 
-/// The cells of the experiment, and why some could not be planned: rclpy
+/// The cells of the experiment, and why some could not be planned: ROS 2
 /// cells need `peers` and the Jazzy venv, two-host cells root.
 pub fn plan(cfg: &Config) -> (Vec<DdsCell>, Vec<String>) {
     let (quick, scale) = (cfg.quick, cfg.scale);
@@ -182,6 +250,7 @@ pub fn plan(cfg: &Config) -> (Vec<DdsCell>, Vec<String>) {
     let pairs = [
         (Side::Hibari, Side::Hibari),
         (Side::Rclpy, Side::Rclpy),
+        (Side::Rcl, Side::Rcl),
         (Side::Hibari, Side::Rclpy),
         (Side::Rclpy, Side::Hibari),
     ];
@@ -205,14 +274,15 @@ pub fn plan(cfg: &Config) -> (Vec<DdsCell>, Vec<String>) {
                     all.push((Side::Rclpy, Side::Rclpy, Variant::FastDdsUdp));
                 }
                 for (from, to, variant) in all {
-                    if !peers && (from == Side::Rclpy || to == Side::Rclpy) {
+                    if !peers && (from.is_ros2() || to.is_ros2()) {
                         continue;
                     }
                     cells.push(DdsCell {
+                        experiment: "dds",
                         from,
                         to,
                         hosts,
-                        size,
+                        payload: Payload::Image(size),
                         rate_hz,
                         count,
                         warmup: (count / 10).clamp(2, 10),
@@ -229,209 +299,27 @@ pub fn plan(cfg: &Config) -> (Vec<DdsCell>, Vec<String>) {
 pub fn dds(cell: &DdsCell, cfg: &Config) -> (Vec<Record>, Vec<String>) {
     let (mut records, mut notes) = (Vec::new(), Vec::new());
     for rep in 0..cfg.reps {
-        match run(cell, cfg) {
-            Ok(mut r) => {
+        match run::run(cell, cfg) {
+            Ok(rs) => records.extend(rs.into_iter().map(|mut r| {
                 r.rep = rep;
-                records.push(r);
-            }
+                r
+            })),
             Err(e) => notes.push(format!("{} failed: {e}", cell.describe())),
         }
     }
     (records, notes)
 }
 
+/// The Jazzy venv `scripts/ros2-peer.sh jazzy` makes, with the native peer
+/// built in it.
 fn venv(repo: &Path) -> Result<PathBuf, String> {
     let v = repo.join(".venv-ros2-jazzy");
-    match v.join("env.sh").is_file() {
+    match v.join("env.sh").is_file() && v.join("bin/rcl_peer").is_file() {
         true => Ok(v),
         false => Err(format!(
-            "ROS 2 Jazzy is not installed ({} missing): run scripts/ros2-peer.sh jazzy",
+            "ROS 2 Jazzy and its native peer are not installed ({} or bin/rcl_peer missing): \
+             run scripts/ros2-peer.sh jazzy",
             v.join("env.sh").display()
         )),
     }
-}
-
-fn command(
-    cell: &DdsCell,
-    side: Side,
-    ns: Option<&Netns>,
-    role: &str,
-    cfg: &Config,
-) -> Result<Command, String> {
-    let (program, args): (PathBuf, Vec<String>) = match side {
-        Side::Hibari => (
-            cfg.child.program.clone(),
-            vec!["bench".into(), "--dds-peer".into(), role.into()],
-        ),
-        Side::Rclpy => {
-            let script = cfg.repo.join("peers/ros2/rclpy_peer.py");
-            let mut a = vec![
-                "-c".into(),
-                r#". "$0/env.sh" && exec "$ROS2_PYTHON" "$@""#.into(),
-                venv(&cfg.repo)?.display().to_string(),
-                script.display().to_string(),
-            ];
-            a.extend(role.split_whitespace().map(String::from));
-            ("bash".into(), a)
-        }
-    };
-    let mut c = match ns {
-        Some(ns) => ns.command(program),
-        None => Command::new(program),
-    };
-    c.args(args).stdin(Stdio::null()).stdout(Stdio::piped());
-    c.stderr(Stdio::null())
-        .env("ROS_DOMAIN_ID", crate::run::domain().to_string());
-    if side == Side::Rclpy {
-        c.env("GLIBC_TUNABLES", RCLPY_MALLOC);
-    }
-    match cell.variant {
-        Variant::Defaults => {}
-        Variant::DdsOff => {
-            c.env("HIBARI_TRANSPORT", "shm");
-        }
-        Variant::FastDdsUdp => {
-            c.env("FASTDDS_BUILTIN_TRANSPORTS", "UDPv4");
-        }
-    }
-    if ns.is_some() {
-        // Both namespaces share /dev/shm: only DDS crosses the "hosts".
-        c.env("HIBARI_TRANSPORT", "dds")
-            .env_remove("ROS_AUTOMATIC_DISCOVERY_RANGE")
-            .env_remove("ROS_STATIC_PEERS");
-    }
-    Ok(c)
-}
-
-/// glibc tunables of the rclpy peers: 6.2 MB buffers come from the heap and
-/// freed ones stay mapped (glibc's dynamic mmap threshold otherwise flips,
-/// run by run, into mapping and unmapping every sample; see the module docs).
-pub const RCLPY_MALLOC: &str =
-    "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456";
-
-/// A running peer: its process and its stdout lines; killed when dropped.
-struct Peer(LineChild);
-
-impl Peer {
-    fn spawn(c: Command) -> Result<Peer, String> {
-        let what = format!("{c:?}");
-        LineChild::spawn(c)
-            .map(Peer)
-            .map_err(|e| format!("start {what}: {e}"))
-    }
-
-    /// Lines until one starts with `key` (returned) or `deadline`.
-    fn until(&self, key: &str, deadline: Instant, mut each: impl FnMut(&str)) -> Option<String> {
-        loop {
-            let line = self.0.next_line_by(deadline).ok()?;
-            if line.starts_with(key) {
-                return Some(line);
-            }
-            each(&line);
-        }
-    }
-}
-
-fn field(line: &str, key: &str) -> Option<u64> {
-    line.split_whitespace()
-        .find_map(|w| w.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
-}
-
-fn run(cell: &DdsCell, cfg: &Config) -> Result<Record, String> {
-    let hosts = match cell.hosts {
-        Hosts::One => None,
-        Hosts::Two => Some(NetnsPair::create().map_err(|e| format!("two hosts: {e}"))?),
-    };
-    let topic = format!("/bench_dds_{}_{}", std::process::id(), next_id());
-    let total = cell.warmup + cell.count;
-    let nominal = total as f64 / cell.rate_hz;
-    // A slow pair gets four times its schedule; discovery gets 30 s.
-    let limit = Duration::from_secs_f64(30.0 + 4.0 * nominal);
-    let timeout = format!("{}", limit.as_secs() + 10);
-    let kind = format!("image:{}", cell.size);
-    let role = |r: &str| format!("{r} {topic} {kind} {total}");
-    let mut sub_cmd = command(
-        cell,
-        cell.to,
-        hosts.as_ref().map(NetnsPair::b),
-        &role("sub"),
-        cfg,
-    )?;
-    sub_cmd.env("NETNS_PEER_TIMEOUT", &timeout);
-    let sub = Peer::spawn(sub_cmd)?;
-    let start = Instant::now();
-    sub.until("READY", start + Duration::from_secs(30), |_| {})
-        .ok_or("the subscriber did not start")?;
-    let pub_role = format!("{} {}", role("pub"), cell.rate_hz);
-    let mut pub_cmd = command(
-        cell,
-        cell.from,
-        hosts.as_ref().map(NetnsPair::a),
-        &pub_role,
-        cfg,
-    )?;
-    pub_cmd.env("NETNS_PEER_TIMEOUT", &timeout);
-    let publ = Peer::spawn(pub_cmd)?;
-    let (mut lat_ns, mut seen, mut inexact) = (Vec::new(), vec![false; total as usize + 1], 0);
-    let done = sub.until("DONE", Instant::now() + limit, |line| {
-        let (Some(seq), Some(lat), Some(exact)) = (
-            field(line, "seq"),
-            field(line, "lat_us"),
-            field(line, "exact"),
-        ) else {
-            return;
-        };
-        if seq > cell.warmup && seq <= total && !std::mem::replace(&mut seen[seq as usize], true) {
-            lat_ns.push(lat.saturating_mul(1000));
-            inexact += u64::from(exact == 0);
-        }
-    });
-    let sent = publ.until("DONE", Instant::now() + Duration::from_secs(5), |_| {});
-    drop(publ);
-    drop(sub);
-    drop(hosts);
-    let (Some(done), Some(sent)) = (done, sent) else {
-        let got = lat_ns.len();
-        return Err(format!(
-            "{got} of {} measured samples arrived in {limit:?}",
-            cell.count
-        ));
-    };
-    let usage = |l: &str| {
-        let f = |k| field(l, k).unwrap_or(0);
-        (f("cpu_ns") as f64 / 1e9, f("vcsw") + f("ivcsw"))
-    };
-    let ((cpu_pub, cs_pub), (cpu_sub, cs_sub)) = (usage(&sent), usage(&done));
-    let received = lat_ns.len() as u64;
-    Ok(Record {
-        experiment: "dds".into(),
-        system: cell.system(),
-        transport: cell.transport().into(),
-        language: cell.language(),
-        size_bytes: cell.size,
-        rate_hz: cell.rate_hz,
-        sent: cell.count,
-        received,
-        lost: cell.count.saturating_sub(received),
-        stats: Stats::of(&lat_ns),
-        cpu_pub_s: cpu_pub,
-        cpu_sub_s: cpu_sub,
-        ctx_switches: cs_pub + cs_sub,
-        published: false,
-        rep: 0,
-        setup: cell.setup().into(),
-        note: format!(
-            "reliable keep-all Image, latency = receipt − due time (CLOCK_REALTIME); CPU per \
-             process, subscriber's includes a byte check; {} of {received} not exact",
-            inexact
-        ),
-        duration_s: nominal,
-        series_us: lat_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
-    })
-}
-
-fn next_id() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
 }

@@ -10,6 +10,9 @@
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
+//!
+//! With the peers, E1, E3, E4, E5 and the latency sweep also run stock ROS 2
+//! (rclpy and a native rcl peer, [`crate::dds::ros2`]) in the same run.
 
 use std::path::PathBuf;
 
@@ -80,11 +83,17 @@ pub enum Step {
     External(&'static str),
 }
 
+/// Messages of a series: `full`, or `quick` with `--quick`, times the
+/// scale; at least 3.
+pub fn count(cfg: &Config, full: u64, quick: u64) -> u64 {
+    let n = if cfg.quick { quick } else { full };
+    ((n as f64 * cfg.scale) as u64).max(3)
+}
+
 /// The experiment's steps; an unknown name gives `None`.
 pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
     let q = cfg.quick;
-    let n =
-        |full: u64, quick: u64| ((if q { quick } else { full } as f64 * cfg.scale) as u64).max(3);
+    let n = |full: u64, quick: u64| count(cfg, full, quick);
     let series =
         |experiment, transport: &str, two: bool, kind, rate_hz, count: u64, depth| Step::Series {
             experiment,
@@ -275,6 +284,11 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
         "e2-bridge" => steps.push(Step::External("e2-bridge")),
         "e4-python" => steps.push(Step::External("e4-python")),
         _ => return None,
+    }
+    if let Some(&name) = ALL.iter().find(|&&n| n == name) {
+        let (cells, notes) = crate::dds::ros2::cells(name, cfg);
+        steps.extend(notes.into_iter().map(Step::Unavailable));
+        steps.extend(cells.into_iter().map(Step::Dds));
     }
     Some(steps)
 }

@@ -74,7 +74,7 @@ pub fn table(records: &[Record]) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<13} {:<44} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}",
+        "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}",
         "experiment",
         "series",
         "size",
@@ -99,14 +99,14 @@ pub fn table(records: &[Record]) -> String {
         let mut label = format!(
             "{}{} {} [{}]",
             if a.published { "pub: " } else { "" },
-            a.system,
+            a.who(),
             a.transport,
             a.setup
         );
-        label.truncate(44);
+        label.truncate(52);
         let _ = writeln!(
             t,
-            "{:<13} {:<44} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}",
+            "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}",
             a.experiment,
             label,
             size_label(a.size_bytes),

@@ -104,7 +104,7 @@ pub fn per_message(path: &Path, experiment: &str, records: &[Record]) -> Result<
         let c = Palette99::pick(i).to_rgba();
         let label = format!(
             "{} {}, {}, {}",
-            r.system,
+            r.who(),
             r.transport,
             r.setup,
             size_label(r.size_bytes)
@@ -157,7 +157,7 @@ pub fn latency_vs_size(
         } else {
             format!("{:.0} Hz", a.rate_hz)
         };
-        let name = format!("{} {} [{}] {rate}", a.system, a.transport, a.setup);
+        let name = format!("{} {} [{}] {rate}", a.who(), a.transport, a.setup);
         let p50 = g.iter().map(|r| r.stats.p50_us).sum::<f64>() / g.len() as f64;
         let point = (a.size_bytes.max(1) as f64, p50.max(0.05));
         match lines.iter_mut().find(|l| l.0 == name) {
@@ -237,8 +237,9 @@ pub fn cpu_bars(path: &Path, records: &[Record]) -> Result<bool, PlotError> {
         let d: f64 = g.iter().map(|r| r.duration_s).sum::<f64>().max(1e-9);
         let a = g[0];
         let name = format!(
-            "{}{} [{}]",
+            "{}{} {} [{}]",
             if a.published { "published " } else { "" },
+            a.who(),
             a.transport,
             a.setup
         );

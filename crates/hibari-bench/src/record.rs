@@ -50,9 +50,22 @@ pub struct Record {
 }
 
 impl Record {
+    /// Who sent and received: the system, and its client library where one
+    /// system has several (`ros2 rclpy`, `ros2 rcl`, `ros1 rospy`,
+    /// `hibari python`).
+    pub fn who(&self) -> String {
+        match (self.system.as_str(), self.language.as_str()) {
+            ("ros2", "python") => "ros2 rclpy".into(),
+            ("ros2", "c") => "ros2 rcl".into(),
+            ("ros1", "python") => "ros1 rospy".into(),
+            (system, "python") => format!("{system} python"),
+            (system, _) => system.into(),
+        }
+    }
+
     /// The label of the series in tables and plots.
     pub fn label(&self) -> String {
-        let mut s = format!("{} {}", self.system, self.transport);
+        let mut s = format!("{} {}", self.who(), self.transport);
         if !self.setup.is_empty() {
             s.push_str(&format!(" ({})", self.setup));
         }

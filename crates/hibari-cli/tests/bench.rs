@@ -221,7 +221,8 @@ fn the_latency_sweep_runs_every_transport_open_loop_in_a_tiny_configuration() {
 #[test]
 fn e5_runs_the_six_set_ups_of_the_write_up() {
     let (report, stdout) = run_json(&["e5-type-adapt", "--quick", "--scale", "0.05"]);
-    let m = measured(&report);
+    let all = measured(&report);
+    let m: Vec<_> = all.iter().filter(|r| r["system"] == "hibari").collect();
     assert_eq!(m.len(), 6, "{stdout}");
     let mut setups: Vec<String> = m
         .iter()
@@ -250,6 +251,80 @@ fn e5_runs_the_six_set_ups_of_the_write_up() {
         assert_eq!(r["received"], r["sent"], "{r}");
         assert!(r["cpu_pub_s"].as_f64().unwrap() > 0.0, "{r}");
     }
+    // Stock ROS 2 in the same run: 1080p at 30 Hz, the subscriber comparing nothing.
+    assert_eq!(
+        ros2_series(&all, 1920 * 1080 * 3),
+        [
+            "c fast dds [one process]",
+            "c fast dds shm [two processes]",
+            "python fast dds [one process]",
+            "python fast dds shm [two processes]",
+        ],
+        "{stdout}"
+    );
+    for r in all.iter().filter(|r| r["system"] == "ros2") {
+        assert!(
+            r["note"].as_str().unwrap().ends_with("bytes not compared"),
+            "{r}"
+        );
+        assert!(r["cpu_pub_s"].as_f64().unwrap() > 0.0, "{r}");
+        let one = r["setup"] == "one process";
+        assert_eq!(r["cpu_sub_s"].as_f64().unwrap() > 0.0, !one, "{r}");
+    }
+}
+
+/// The ROS 2 series of a report's measured records, as "language transport
+/// [setup]", sorted, after checking that each arrived whole: at least 3
+/// messages, all received, one latency per message, `size` payload bytes,
+/// and every byte exact unless the note says they were not compared.
+fn ros2_series(m: &[&serde_json::Value], size: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in m.iter().filter(|r| r["system"] == "ros2") {
+        let sent = r["sent"].as_u64().unwrap();
+        assert!(sent >= 3, "{r}");
+        assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
+        assert_eq!(r["series_us"].as_array().unwrap().len() as u64, sent, "{r}");
+        assert_eq!(r["size_bytes"].as_u64(), Some(size), "{r}");
+        let note = r["note"].as_str().unwrap();
+        let exact = note.ends_with(&format!("0 of {sent} not exact"));
+        assert!(exact || note.ends_with("bytes not compared"), "{r}");
+        let (p50, max) = (r["p50_us"].as_f64().unwrap(), r["max_us"].as_f64().unwrap());
+        assert!(p50 > 0.0 && p50 <= max, "{r}");
+        out.push(format!(
+            "{} {} [{}]",
+            r["language"].as_str().unwrap(),
+            r["transport"].as_str().unwrap(),
+            r["setup"].as_str().unwrap()
+        ));
+    }
+    out.sort();
+    out
+}
+
+/// With the peers, E3 runs rclpy and the native rcl peer at every size and
+/// rate beside hibari, two processes over Fast DDS's shared memory.
+#[test]
+fn e3_runs_stock_ros2_rclpy_and_rcl_at_every_size_and_rate() {
+    let (report, stdout) = run_json(&["e3-laserscan", "--quick", "--scale", "0.1"]);
+    let m = measured(&report);
+    for ranges in [10u64, 1000, 100_000] {
+        for rate in [100.0, 10.0] {
+            let cell: Vec<_> = m
+                .iter()
+                .filter(|r| r["size_bytes"] == ranges * 4 && r["rate_hz"] == rate)
+                .copied()
+                .collect();
+            assert_eq!(
+                ros2_series(&cell, ranges * 4),
+                [
+                    "c fast dds shm [two processes]",
+                    "python fast dds shm [two processes]"
+                ],
+                "{ranges} ranges at {rate} Hz: {stdout}"
+            );
+            assert!(cell.iter().any(|r| r["system"] == "hibari"), "{stdout}");
+        }
+    }
 }
 
 #[test]
@@ -269,12 +344,26 @@ fn e1_runs_raw_and_jpeg_in_one_and_two_processes() {
     }
 }
 
-/// With the peers on, E1 runs the ROS 1 peer's raw and JPEG cells (± tcpNoDelay) when
-/// scripts/ros1-peer.sh has installed and built it, and otherwise says how to get it.
+/// With the peers on, E1 runs stock ROS 2 (rclpy raw, the native rcl peer raw
+/// and JPEG, in two processes and one), and the ROS 1 peer's raw and JPEG
+/// cells (± tcpNoDelay) when scripts/ros1-peer.sh has installed and built it,
+/// and otherwise says how to get it.
 #[test]
-fn e1_runs_the_ros1_peer_raw_and_jpeg_or_says_how_to_get_it() {
+fn e1_runs_ros2_and_the_ros1_peer_raw_and_jpeg_or_says_how_to_get_ros1() {
     let (report, stdout) = run_json(&["e1-images", "--quick", "--scale", "0.05"]);
     let m = measured(&report);
+    assert_eq!(
+        ros2_series(&m, 640 * 480 * 3),
+        [
+            "c fast dds [one process]",
+            "c fast dds jpeg q30 [one process]",
+            "c fast dds shm [two processes]",
+            "c fast dds shm jpeg q30 [two processes]",
+            "python fast dds [one process]",
+            "python fast dds shm [two processes]",
+        ],
+        "{stdout}"
+    );
     let ros1: Vec<_> = m.iter().filter(|r| r["system"] == "ros1").collect();
     if ros1.is_empty() {
         let notes = report["notes"].to_string();
@@ -333,11 +422,11 @@ fn e2_and_e4_give_records_or_say_why_not() {
 }
 
 /// `dds` in its quick shape at a tiny scale, with the real peers: hibari's
-/// public API and rclpy (Jazzy wheels) in processes of their own, on one
-/// host and across two network namespaces (root; CI runs as root), every
-/// direction, every image delivered whole.
+/// public API, rclpy and the native rcl peer (Jazzy wheels) in processes of
+/// their own, on one host and across two network namespaces (root; CI runs
+/// as root), every direction, every image delivered whole.
 #[test]
-fn dds_runs_every_pair_between_hibari_and_rclpy_on_one_host_and_across_two() {
+fn dds_runs_every_pair_between_hibari_rclpy_and_rcl_on_one_host_and_across_two() {
     let (report, stdout) = run_json(&["dds", "--quick", "--scale", "0.1"]);
     assert!(stdout.contains("ros2→hibari"), "{stdout}");
     assert_eq!(
@@ -346,18 +435,26 @@ fn dds_runs_every_pair_between_hibari_and_rclpy_on_one_host_and_across_two() {
         "{report:#}"
     );
     let m = measured(&report);
-    // 3 sizes × (4 (publisher, subscriber) pairs × 2 placements + hibari's
+    // 3 sizes × (5 (publisher, subscriber) pairs × 2 placements + hibari's
     // shared memory with DDS off + Fast DDS on UDP only), one repetition
-    assert_eq!(m.len(), 30, "{report:#}");
-    for system in ["hibari", "ros2", "hibari→ros2", "ros2→hibari"] {
-        for setup in ["one host", "two hosts (netns)"] {
+    assert_eq!(m.len(), 36, "{report:#}");
+    for (system, one_host, two_hosts) in [
+        ("hibari", 6, 3),
+        ("ros2", 9, 6),
+        ("hibari→ros2", 3, 3),
+        ("ros2→hibari", 3, 3),
+    ] {
+        for (setup, want) in [("one host", one_host), ("two hosts (netns)", two_hosts)] {
             let cells = m
                 .iter()
                 .filter(|r| r["system"] == system && r["setup"] == setup)
                 .count();
-            let one_host_twice = ["hibari", "ros2"].contains(&system) && setup == "one host";
-            let want = if one_host_twice { 6 } else { 3 };
             assert_eq!(cells, want, "{system} {setup}: {report:#}");
+            let native = m
+                .iter()
+                .filter(|r| r["language"] == "c" && r["setup"] == setup)
+                .count();
+            assert_eq!(native, 3, "rcl → rcl {setup}: {report:#}");
         }
     }
     for variant in ["shm (dds off)", "fast dds udp loopback"] {
