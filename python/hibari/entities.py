@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional, Set
 
 import numpy as np
 
+from .duration import Duration
 from .futures import Future
 
 __all__ = ["Publisher", "Subscription", "Service", "Client"]
@@ -97,6 +98,14 @@ class Publisher:
     def wait_for_subscribers(self, count: int = 1, timeout_sec: float = 5.0) -> bool:
         """Waits until ``count`` subscriptions are matched (GIL released)."""
         return bool(self._inner.wait_for_subscribers(count, timeout_sec))
+
+    def wait_for_all_acked(self, timeout: Duration = Duration(seconds=-1)) -> bool:
+        """Waits until every matched reliable subscription has acknowledged every
+        message published so far, for at most ``timeout`` (negative: as long as
+        it takes; rclpy's signature); returns whether they have (GIL released).
+        Only subscriptions in ROS 2 processes reached over DDS acknowledge later
+        than ``publish`` returns."""
+        return bool(self._inner.wait_for_all_acked(timeout.nanoseconds / 1e9))
 
 
 class Subscription:

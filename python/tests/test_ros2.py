@@ -20,6 +20,7 @@ import pytest
 
 import hibari
 from conftest import LONG, ROOT, spin_until
+from hibari.duration import Duration
 
 DISTRO = "jazzy"
 PEER = ROOT / "crates" / "hibari" / "tests" / "ros2" / "rclpy_peer.py"
@@ -93,6 +94,7 @@ def test_a_hibari_python_node_and_an_rclpy_node_talk_both_ways(domain: int) -> N
         listener.expect("matched")
         for n in range(5):
             pub.publish(String(data=f"msg {n}"))
+        assert pub.wait_for_all_acked(Duration(seconds=DISCOVERY)), "rclpy never acknowledged"
         heard = [listener.expect("got ") for _ in range(5)]
     finally:
         listener.kill()

@@ -399,6 +399,18 @@ pub trait Writer: Endpoint {
         let _ = len;
         None
     }
+
+    /// Waits until every matched reliable reader has acknowledged every
+    /// sample written so far, for at most `timeout`; `true` when they have
+    /// (rclcpp's `Publisher::wait_for_all_acked`). Before a process that
+    /// has just written exits, this is what keeps a reader that matched the
+    /// writer late from missing the repairs. A transport that puts a sample
+    /// in its readers' queues before `write` returns has nothing to wait for
+    /// (the default: `true` at once); best-effort readers are not waited for.
+    fn wait_for_all_acked(&self, timeout: Duration) -> bool {
+        let _ = timeout;
+        true
+    }
 }
 
 /// Memory lent by a [`Writer::loan`]: the bytes to fill (it derefs to

@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::cdr_bytes::CdrBytes;
 use crate::contract::{
@@ -191,6 +192,15 @@ impl Writer for FanoutWriter {
                     lender: i,
                 }) as Box<dyn WriterLoan + '_>
             }))
+        })
+    }
+
+    /// Every member within the one `timeout`.
+    fn wait_for_all_acked(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now().checked_add(timeout);
+        self.members.iter().all(|m| {
+            let left = deadline.map_or(timeout, |d| d.saturating_duration_since(Instant::now()));
+            m.wait_for_all_acked(left)
         })
     }
 

@@ -73,6 +73,10 @@ macro_rules! distro {
                 super::topics::strings_hibari_to_rclpy(D, true)
             }
             #[test]
+            fn all_acked_waits_for_an_rclpy_subscription() {
+                super::topics::all_acked_waits_for_an_rclpy_subscription(D)
+            }
+            #[test]
             fn string_reliable_rclpy_to_hibari() {
                 super::topics::strings_rclpy_to_hibari(D, true)
             }

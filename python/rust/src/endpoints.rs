@@ -180,6 +180,18 @@ impl Publisher {
         let timeout = Duration::try_from_secs_f64(timeout_sec.max(0.0)).unwrap_or(Duration::MAX);
         py.detach(|| publisher.wait_for_subscribers(n, timeout))
     }
+
+    /// Waits up to `timeout_sec` (negative: as long as it takes) until every
+    /// matched reliable subscription has acknowledged every message
+    /// published so far; returns whether they have.
+    fn wait_for_all_acked(&self, py: Python<'_>, timeout_sec: f64) -> bool {
+        let publisher = &self.inner;
+        let timeout = match timeout_sec < 0.0 {
+            true => Duration::MAX,
+            false => Duration::try_from_secs_f64(timeout_sec).unwrap_or(Duration::MAX),
+        };
+        py.detach(|| publisher.wait_for_all_acked(timeout))
+    }
 }
 
 /// Receives messages of one type on one topic and calls a callback.

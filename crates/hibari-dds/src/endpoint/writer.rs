@@ -117,6 +117,14 @@ impl Endpoint for DdsWriter {
 }
 
 impl Writer for DdsWriter {
+    /// RustDDS's `wait_for_acknowledgments`: every matched reliable reader
+    /// has acknowledged through the last sequence number written.
+    fn wait_for_all_acked(&self, timeout: Duration) -> bool {
+        // RustDDS adds the wait to `Instant::now()`: a year stands for "ever".
+        let timeout = timeout.min(Duration::from_secs(365 * 86_400));
+        self.dds.wait_for_acknowledgments(timeout).unwrap_or(false)
+    }
+
     fn write(&self, payload: Payload) -> Result<(), WriteError> {
         if self.reaches_nobody() {
             return Ok(());

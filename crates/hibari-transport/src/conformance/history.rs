@@ -14,6 +14,20 @@ fn limits(max_samples: usize) -> ResourceLimits {
     }
 }
 
+/// Once a reliable reader has taken every sample, the writer's
+/// `wait_for_all_acked` says so within the wait (DDS: the reader's
+/// acknowledgments arrived; in-process and shared memory: at once).
+pub fn every_sample_a_reliable_reader_took_is_acknowledged(f: &dyn TransportFactory) {
+    let rig = Rig::new(f, "all_acked");
+    let r = rig.reader(QosProfile::default().keep_all());
+    let w = rig.writer(QosProfile::default().keep_all());
+    wait_matched(&*w, 1);
+    wait_matched(&*r, 1);
+    (0..10).for_each(|i| write(&*w, 0, i));
+    assert_eq!(take_n(&*r, 10).len(), 10);
+    assert!(w.wait_for_all_acked(super::PATIENCE), "not acknowledged");
+}
+
 /// A best-effort keep-last(3) reader that falls behind keeps the newest 3 and
 /// reports the 7 it lost in the first one's `lost_before`.
 pub fn keep_last_overflow_drops_the_oldest_and_counts_the_loss(f: &dyn TransportFactory) {

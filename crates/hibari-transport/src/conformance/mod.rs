@@ -214,6 +214,7 @@ macro_rules! __hibari_conformance_checks {
             a_waker_may_write_and_take_without_deadlock,
             keep_last_overflow_drops_the_oldest_and_counts_the_loss,
             keep_all_keeps_every_sample_up_to_its_limit,
+            every_sample_a_reliable_reader_took_is_acknowledged,
             best_effort_readers_never_block_the_writer,
             a_full_reliable_reader_makes_the_writer_fail_when_set_to_fail,
             a_full_reliable_reader_blocks_the_writer_until_it_takes,

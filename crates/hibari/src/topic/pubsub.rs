@@ -231,6 +231,17 @@ impl<A> Publisher<A> {
         &self.shared.group
     }
 
+    /// Waits until every matched reliable subscription has acknowledged
+    /// every message published so far, for at most `timeout`; returns
+    /// whether they have (rclcpp's `wait_for_all_acked`). Only DDS readers
+    /// acknowledge later than `publish` returns: in-process and shared-memory
+    /// subscriptions hold a message once it is published. Call it before a
+    /// process that has just published exits, so that a subscription that
+    /// matched late still gets the repairs.
+    pub fn wait_for_all_acked(&self, timeout: Duration) -> bool {
+        self.shared.writer.wait_for_all_acked(timeout)
+    }
+
     /// Waits until at least `n` subscriptions are matched, for at most
     /// `timeout`; returns whether they are. Sleeps until a match changes: no
     /// polling.

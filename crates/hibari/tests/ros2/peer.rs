@@ -138,6 +138,18 @@ impl Peer {
         self.stdin = None;
     }
 
+    /// Sends the peer `signal` (`STOP`, `CONT`, …) with kill(1).
+    pub fn signal(&mut self, signal: &str) {
+        let pid = self.process.child().id().to_string();
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), pid])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !sent {
+            self.fail(&format!("kill -{signal} failed"));
+        }
+    }
+
     /// Kills the peer with SIGKILL (as a crash would) and reaps it.
     pub fn kill(&mut self) {
         self.process.kill();

@@ -26,6 +26,38 @@ const STRINGS: u64 = 10;
 
 // ---- std_msgs/String ----
 
+/// `wait_for_all_acked` waits for an rclpy subscription's acknowledgments:
+/// not there while the subscriber's process is stopped (SIGSTOP: no thread
+/// of it can acknowledge), there once it runs again, and then it has every
+/// message.
+pub fn all_acked_waits_for_an_rclpy_subscription(distro: &str) {
+    let rig = Rig::new("hibari_acked");
+    let topic = unique_topic("ros2_acked");
+    let publisher = rig
+        .node
+        .create_publisher::<RosString>(&topic, QosProfile::default())
+        .unwrap();
+    let mut peer = rig.peer(
+        distro,
+        "listen",
+        "rclpy_acked",
+        &[&topic, &STRINGS.to_string(), "reliable"],
+    );
+    assert!(publisher.wait_for_subscribers(1, LIMIT), "never matched");
+    peer.expect("matched");
+    peer.signal("STOP");
+    for n in 0..STRINGS {
+        publisher.publish(string(&format!("msg {n}"))).unwrap();
+    }
+    let stopped = publisher.wait_for_all_acked(Duration::from_millis(300));
+    peer.signal("CONT");
+    assert!(!stopped, "acknowledged by a stopped process");
+    assert!(publisher.wait_for_all_acked(LIMIT), "not acknowledged");
+    for n in 0..STRINGS {
+        assert_eq!(number(&peer.expect("got ")[4..]), n, "all, in order, once");
+    }
+}
+
 pub fn strings_hibari_to_rclpy(distro: &str, reliable: bool) {
     let rig = Rig::new("hibari_talker");
     let topic = unique_topic("ros2_chatter");

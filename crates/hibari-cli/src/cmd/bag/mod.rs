@@ -153,6 +153,14 @@ pub struct PlayArgs {
     /// Before playing, wait until every publisher (/clock's too) has a subscriber.
     #[arg(long)]
     pub wait_for_subscribers: bool,
+    /// After playing, wait up to MS milliseconds until every reliable
+    /// subscriber has acknowledged every message (0: as long as it takes,
+    /// -1: not at all), so that one that matched late still gets the
+    /// repairs before the player exits. rosbag2's option of the same name
+    /// defaults to not waiting.
+    #[arg(long, value_name = "MS", default_value_t = 3000, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i64).range(-1..))]
+    pub wait_for_all_acked: i64,
     /// Play only these topics.
     #[arg(long, num_args = 1..)]
     pub topics: Vec<String>,

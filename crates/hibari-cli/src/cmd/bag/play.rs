@@ -153,7 +153,29 @@ pub fn run(args: PlayArgs) -> Result<()> {
     }
     drop(keys);
     println!("Played {} messages", player.published);
+    wait_for_all_acked(&player, args.wait_for_all_acked);
     Ok(())
+}
+
+/// Waits for every publisher's reliable subscribers to acknowledge, up to
+/// `ms` milliseconds in all (0: no limit, -1: no wait); warns when they
+/// have not.
+fn wait_for_all_acked(player: &Player<'_>, ms: i64) {
+    let Ok(ms) = u64::try_from(ms) else { return };
+    let timeout = match ms {
+        0 => Duration::MAX,
+        ms => Duration::from_millis(ms),
+    };
+    let deadline = Instant::now().checked_add(timeout);
+    for p in player.publishers.iter().flatten() {
+        let left = deadline.map_or(timeout, |d| d.saturating_duration_since(Instant::now()));
+        if !p.wait_for_all_acked(left) {
+            eprintln!(
+                "warning: a subscriber of {} had not acknowledged every message after {ms} ms",
+                p.topic()
+            );
+        }
+    }
 }
 
 /// Waits until every publisher (/clock's too) has a subscriber; `false`

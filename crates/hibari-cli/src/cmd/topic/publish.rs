@@ -36,7 +36,9 @@ pub struct PubArgs {
     /// `--once`/`--times`, else 0).
     #[arg(short, long)]
     wait_matching_subscriptions: Option<usize>,
-    /// Seconds to stay after the last message (`--once`, `--times`).
+    /// Seconds to stay after the last message (`--once`, `--times`), once
+    /// every reliable subscription has acknowledged them (waited for up to
+    /// 3 s: a subscription that matched late still gets the repairs).
     #[arg(long, default_value_t = 0.1)]
     keep_alive: f64,
     /// Print every N-th message published (0: none).
@@ -124,7 +126,15 @@ pub fn run(_graph: &GraphArgs, args: PubArgs) -> Result<()> {
         sleep_until(next);
     }
     if times.is_some() {
+        if !publisher.wait_for_all_acked(ACK_WAIT) {
+            eprintln!(
+                "warning: a subscription had not acknowledged every message after {ACK_WAIT:?}"
+            );
+        }
         sleep_until(Instant::now() + Duration::from_secs_f64(args.keep_alive.clamp(0.0, 3600.0)));
     }
     Ok(())
 }
+
+/// How long `--once`/`--times` wait for reliable subscriptions to acknowledge.
+const ACK_WAIT: Duration = Duration::from_secs(3);
