@@ -101,6 +101,7 @@ pub fn from_ipc(r: &hibari_bench_ipc::Record) -> Record {
         note,
         duration_s: r.seconds,
         series_us: r.series_us.clone(),
+        vs_hibari: None,
     }
 }
 

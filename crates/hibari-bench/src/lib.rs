@@ -31,6 +31,7 @@ pub mod clock;
 pub mod dds;
 pub mod experiments;
 pub mod external;
+pub mod headline;
 pub mod output;
 pub mod plots;
 mod programs;

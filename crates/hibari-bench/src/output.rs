@@ -68,13 +68,24 @@ fn cpu_label(g: &[&Record], f: fn(&Record) -> f64) -> String {
     }
 }
 
+/// The mean of a series' `vs_hibari` over its repetitions: `2.5x`, or `-`.
+fn ratio(g: &[&Record]) -> String {
+    let v: Vec<f64> = g.iter().filter_map(|r| r.vs_hibari).collect();
+    match v.is_empty() {
+        true => "-".into(),
+        false => format!("{:.2}x", v.iter().sum::<f64>() / v.len() as f64),
+    }
+}
+
 /// The table: one row per series, means over repetitions, the spread of p50
-/// (max − min over mean) when there are several; published rows marked `pub`.
+/// (max − min over mean) when there are several, and its p50 over hibari's
+/// best in the same cell (`×hibari`: above 1, hibari is ahead); published
+/// rows marked `pub`.
 pub fn table(records: &[Record]) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}",
+        "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7}",
         "experiment",
         "series",
         "size",
@@ -88,7 +99,8 @@ pub fn table(records: &[Record]) -> String {
         "cpu pub",
         "cpu sub",
         "ctx",
-        "spread"
+        "spread",
+        "×hibari"
     );
     for g in groups(records) {
         let a = g[0];
@@ -106,7 +118,7 @@ pub fn table(records: &[Record]) -> String {
         label.truncate(52);
         let _ = writeln!(
             t,
-            "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}",
+            "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7}",
             a.experiment,
             label,
             size_label(a.size_bytes),
@@ -132,7 +144,8 @@ pub fn table(records: &[Record]) -> String {
                 format!("{:.0}%", p50_spread * 100.0)
             } else {
                 "-".into()
-            }
+            },
+            ratio(&g)
         );
     }
     t
@@ -189,7 +202,7 @@ pub fn write_json(path: &Path, report: &Report) -> Result<(), WriteError> {
 }
 
 /// The CSV columns, in order.
-pub const CSV_COLUMNS: [&str; 24] = [
+pub const CSV_COLUMNS: [&str; 25] = [
     "experiment",
     "system",
     "transport",
@@ -213,6 +226,7 @@ pub const CSV_COLUMNS: [&str; 24] = [
     "ctx_switches",
     "duration_s",
     "published",
+    "vs_hibari",
     "note",
 ];
 
@@ -226,7 +240,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
         let s = &r.stats;
         let _ = writeln!(
             t,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             q(&r.experiment),
             q(&r.system),
             q(&r.transport),
@@ -250,6 +264,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
             r.ctx_switches,
             r.duration_s,
             r.published,
+            r.vs_hibari.map(|v| v.to_string()).unwrap_or_default(),
             q(&r.note)
         );
     }

@@ -47,6 +47,43 @@ pub struct Record {
     /// Per-message latencies (µs) in send order, for plots; not in CSV.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub series_us: Vec<f64>,
+    /// This series' p50 (a published row's mean) over hibari's best p50 in
+    /// the same cell (experiment, size, rate, set-up): above 1, hibari is
+    /// ahead. Set by [`set_vs_hibari`]; absent where hibari has no series.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub vs_hibari: Option<f64>,
+}
+
+/// Fills every record's [`Record::vs_hibari`].
+pub fn set_vs_hibari(records: &mut [Record]) {
+    let key = |r: &Record| {
+        (
+            r.experiment.clone(),
+            r.size_bytes,
+            r.rate_hz.round() as i64,
+            r.setup.clone(),
+        )
+    };
+    let figure = |r: &Record| match r.stats.p50_us > 0.0 {
+        true => r.stats.p50_us,
+        false => r.stats.mean_us,
+    };
+    let mut best: std::collections::HashMap<_, f64> = std::collections::HashMap::new();
+    for r in records
+        .iter()
+        .filter(|r| r.system == "hibari" && !r.published)
+    {
+        if r.stats.p50_us > 0.0 {
+            let b = best.entry(key(r)).or_insert(f64::INFINITY);
+            *b = b.min(r.stats.p50_us);
+        }
+    }
+    for r in records.iter_mut() {
+        r.vs_hibari = best
+            .get(&key(r))
+            .filter(|_| figure(r) > 0.0)
+            .map(|b| figure(r) / b);
+    }
 }
 
 impl Record {

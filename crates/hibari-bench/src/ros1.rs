@@ -254,6 +254,7 @@ fn record_of(v: &serde_json::Value, experiment: &'static str) -> Record {
             0.0
         },
         series_us,
+        vs_hibari: None,
     }
 }
 

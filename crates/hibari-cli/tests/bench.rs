@@ -82,10 +82,20 @@ fn e3_laserscan_runs_between_two_processes_and_writes_every_output() {
         let (p50, max) = (r["p50_us"].as_f64().unwrap(), r["max_us"].as_f64().unwrap());
         assert!(p50 > 0.0 && p50 <= max, "{r}");
         assert_eq!(r["series_us"].as_array().unwrap().len() as u64, sent);
+        // hibari alone in each cell: its own best.
+        assert_eq!(r["vs_hibari"].as_f64(), Some(1.0), "{r}");
     }
     let csv_text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv_text.lines().count(), 1 + records.len());
     assert!(csv_text.starts_with("experiment,system,transport"));
+    assert!(csv_text.lines().next().unwrap().contains(",vs_hibari,"));
+    let headline =
+        "e3-laserscan: The largest LaserScan at 100 Hz between two processes: hibari shm p50";
+    assert!(stdout.contains(headline), "{stdout}");
+    assert!(
+        stdout.contains("no other system measured in this run"),
+        "{stdout}"
+    );
     for f in ["report.html", "e3-laserscan-per-message.png"] {
         let len = std::fs::metadata(out.join(f)).map(|m| m.len()).unwrap_or(0);
         assert!(len > 1000, "{f} is {len} bytes");
@@ -94,6 +104,14 @@ fn e3_laserscan_runs_between_two_processes_and_writes_every_output() {
     assert_eq!(&png[..4], b"\x89PNG");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("data:image/png;base64,"));
+    // What a reader came for first: the headline and its plot, then the
+    // plots, the full table last.
+    let at = |what: &str| html.find(what).unwrap_or_else(|| panic!("no {what:?}"));
+    assert!(at("<h2>Headlines</h2>") < at("hibari shm p50"));
+    assert!(at("hibari shm p50") < at("alt=\"e3-laserscan-headline.png\""));
+    assert!(at("alt=\"e3-laserscan-headline.png\"") < at("<h2>Plots</h2>"));
+    assert!(at("<h2>Plots</h2>") < at("<h2>Every series</h2>"));
+    assert!(at("<h2>Every series</h2>") < at("p50 µs"));
 }
 
 #[test]
@@ -364,6 +382,10 @@ fn e1_runs_ros2_and_the_ros1_peer_raw_and_jpeg_or_says_how_to_get_ros1() {
         ],
         "{stdout}"
     );
+    for r in m.iter().filter(|r| r["system"] == "ros2") {
+        let ratio = r["vs_hibari"].as_f64();
+        assert!(ratio.is_some_and(|v| v > 0.0), "no ratio to hibari: {r}");
+    }
     let ros1: Vec<_> = m.iter().filter(|r| r["system"] == "ros1").collect();
     if ros1.is_empty() {
         let notes = report["notes"].to_string();

@@ -238,6 +238,7 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
         ),
         duration_s: nominal,
         series_us: seen.lat_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
+        vs_hibari: None,
     };
     let mut records = vec![latency];
     if cell.experiment == "e4-python" && !seen.call_ns.is_empty() {

@@ -56,6 +56,7 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                             ),
                             duration_s: o.seconds,
                             series_us: o.latencies_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
+                            vs_hibari: None,
                         });
                     }
                     Err(e) => notes.push(format!(

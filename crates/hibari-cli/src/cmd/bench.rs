@@ -192,8 +192,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     // Measured rows first, each experiment's published rows after them.
     records.sort_by_key(|r| (names.iter().position(|n| *n == r.experiment), r.published));
+    hibari_bench::record::set_vs_hibari(&mut records);
     let table = output::table(&records);
     say(&table);
+    for h in hibari_bench::headline::headlines(&records) {
+        say(&format!("{}: {}", h.experiment, h.sentence));
+    }
     for n in &notes {
         say(n);
     }
