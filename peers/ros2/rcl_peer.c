@@ -24,6 +24,7 @@
  *
  * Environment: ROS_DOMAIN_ID; NETNS_PEER_NAME (node name, default rcl_peer_<role>);
  * NETNS_PEER_CHECK=0: the subscriber compares no bytes (exact=0; E5's "subscriber does nothing");
+ * NETNS_PEER_SUBSCRIBERS=N: the publisher waits for N matched subscriptions (default 1);
  * NETNS_PEER_TIMEOUT (seconds, default 60) bounds every wait. Exit 0 after DONE, 2 on a timeout,
  * 1 on an rcl error or bad arguments (with the reason on stderr). */
 #define _GNU_SOURCE
@@ -42,6 +43,7 @@
 
 static double timeout_s = 60;
 static int compare = 1;
+static size_t subscribers = 1;
 
 static int64_t now_ns(clockid_t clock) {
   struct timespec t;
@@ -144,11 +146,12 @@ static int publish(const kind_t *k, rcl_publisher_t *pub, int64_t count, double 
   if (!msg) return fprintf(stderr, "rcl_peer: out of memory\n"), 1;
   int64_t end = now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9);
   size_t matched = 0;
-  while (!matched) {
+  while (matched < subscribers) {
     if (rcl_publisher_get_subscription_count(pub, &matched) != RCL_RET_OK)
       return fail("subscription count");
     if (now_ns(CLOCK_MONOTONIC) > end) return printf("TIMEOUT waiting for a subscriber\n"), 2;
-    if (!matched && pause_until(now_ns(CLOCK_MONOTONIC) + 10000000, ws, t) < 0) return 1;
+    if (matched < subscribers && pause_until(now_ns(CLOCK_MONOTONIC) + 10000000, ws, t) < 0)
+      return 1;
   }
   printf("MATCHED\n");
   fflush(stdout);
@@ -215,6 +218,8 @@ int main(int argc, char **argv) {
   if (t_env && atof(t_env) > 0) timeout_s = atof(t_env);
   const char *c_env = getenv("NETNS_PEER_CHECK");
   compare = !(c_env && strcmp(c_env, "0") == 0);
+  const char *n_env = getenv("NETNS_PEER_SUBSCRIBERS");
+  if (n_env && atoi(n_env) > 0) subscribers = (size_t)atoi(n_env);
 
   rcl_allocator_t alloc = rcl_get_default_allocator();
   rcl_init_options_t opts = rcl_get_zero_initialized_init_options();

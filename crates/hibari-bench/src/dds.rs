@@ -140,6 +140,8 @@ pub struct DdsCell {
     pub warmup: u64,
     /// The transport set-up beyond the defaults.
     pub variant: Variant,
+    /// Subscriber processes (`scale`; 1 elsewhere, and in one process).
+    pub subscribers: u64,
 }
 
 /// A transport set-up other than the defaults (one host only).
@@ -204,12 +206,12 @@ impl DdsCell {
         pair(self.from.names().1, self.to.names().1)
     }
 
-    fn setup(&self) -> &'static str {
+    fn setup(&self) -> String {
         match (self.hosts, self.experiment) {
-            (Hosts::One, "dds") => "one host",
-            (Hosts::One, _) => "two processes",
-            (Hosts::Two, _) => "two hosts (netns)",
-            (Hosts::Process, _) => "one process",
+            (Hosts::One, "dds") => "one host".into(),
+            (Hosts::One, _) => crate::experiments::fanout_setup(self.subscribers),
+            (Hosts::Two, _) => "two hosts (netns)".into(),
+            (Hosts::Process, _) => "one process".into(),
         }
     }
 
@@ -287,6 +289,7 @@ pub fn plan(cfg: &Config) -> (Vec<DdsCell>, Vec<String>) {
                         count,
                         warmup: (count / 10).clamp(2, 10),
                         variant,
+                        subscribers: 1,
                     });
                 }
             }

@@ -9,6 +9,7 @@
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
+//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
 //!
 //! With the peers, E1, E3, E4, E5 and the latency sweep also run stock ROS 2
@@ -26,9 +27,10 @@ mod execute;
 pub use execute::{finish, run_experiment, run_step};
 
 /// Every experiment, in the order `all` runs them.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     "latency",
     "dds",
+    "scale",
     "e1-images",
     "e3-laserscan",
     "e5-type-adapt",
@@ -83,6 +85,17 @@ pub enum Step {
     External(&'static str),
 }
 
+/// Subscriber processes of the `scale` experiment.
+pub const SCALE_SUBSCRIBERS: [usize; 4] = [1, 2, 4, 8];
+
+/// The set-up label of one publisher and `n` subscriber processes.
+pub fn fanout_setup(n: u64) -> String {
+    match n {
+        1 => "two processes".into(),
+        n => format!("1 publisher, {n} subscriber processes"),
+    }
+}
+
 /// Messages of a series: `full`, or `quick` with `--quick`, times the
 /// scale; at least 3.
 pub fn count(cfg: &Config, full: u64, quick: u64) -> u64 {
@@ -105,6 +118,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     rate_hz,
                     warmup: (count / 10).clamp(2, 50),
                     count,
+                    subscribers: 1,
                 },
                 depth,
                 two_processes: two,
@@ -280,6 +294,33 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     }
                 }
             }
+        }
+        "scale" => {
+            // One publisher, 1 … 8 subscriber processes: the cost per
+            // subscriber as their number grows.
+            for (size, rate, count) in [(64, 100.0, n(300, 30)), (6_220_800, 30.0, n(150, 15))] {
+                for subscribers in SCALE_SUBSCRIBERS {
+                    let mut step = series(
+                        "scale",
+                        "shm",
+                        true,
+                        Kind::Bytes { size },
+                        rate,
+                        count,
+                        if size > 1 << 20 { 8 } else { 100 },
+                    );
+                    if let Step::Series { setup, spec, .. } = &mut step {
+                        *setup = fanout_setup(subscribers as u64);
+                        spec.schedule.subscribers = subscribers;
+                    }
+                    steps.push(step);
+                }
+            }
+            steps.push(Step::Unavailable(
+                "scale: iceoryx2 not measured (hibari-bench-ipc runs one subscriber); 1,000 \
+                 topics and throughput are not in this experiment yet"
+                    .into(),
+            ));
         }
         "e2-bridge" => steps.push(Step::External("e2-bridge")),
         "e4-python" => steps.push(Step::External("e4-python")),

@@ -5,7 +5,9 @@
 //! - `latency-vs-size-<rate>.png`, `dds-vs-size-<rate>.png`: p50 against
 //!   payload size, one line per system, transport, set-up and rate (log–log);
 //! - `e5-cpu.png`: CPU of publisher and subscriber per set-up, ours and the
-//!   write-up's, % of one core.
+//!   write-up's, % of one core;
+//! - `scale-{p50,cpu}-<size>.png`: p50 and CPU per subscriber against the
+//!   number of subscriber processes.
 //!
 //! Text needs a TrueType font: DejaVu Sans or Liberation Sans from
 //! `/usr/share/fonts`; without one the plots are drawn without text.
@@ -20,8 +22,10 @@ use crate::output::{groups, size_label};
 use crate::record::Record;
 
 mod report;
+mod scale;
 
 pub use report::write_report;
+pub use scale::{subscribers_of, versus_subscribers, ScaleFigure};
 
 const FONTS: [&str; 3] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",

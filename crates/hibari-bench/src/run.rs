@@ -1,7 +1,7 @@
 //! Running one series: publisher and subscriber in one process (the
 //! subscriber's node on its own executor thread, in-process transport), or
-//! in two processes (the subscriber is this program re-executed with
-//! `--child`, shared-memory transport).
+//! in separate processes (each subscriber is this program re-executed with
+//! `--child`, shared-memory transport; `scale` runs up to 8 of them).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -80,7 +80,14 @@ struct ChildSpec {
     topic: String,
     warmup: u64,
     depth: usize,
+    /// Measured messages the publisher sends: after stdin closes, the child
+    /// keeps taking until it has them all or none came for [`STRAGGLERS`].
+    count: u64,
 }
+
+/// How long a subscriber process waits for a next late sample once the
+/// publisher is done (a slow build or a loaded machine delays big ones).
+const STRAGGLERS: Duration = Duration::from_secs(2);
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct ChildResult {
@@ -195,63 +202,108 @@ fn drain(spec: &SeriesSpec) -> Duration {
     Duration::from_millis(200 + (bytes / 20_000).min(800))
 }
 
+fn child_err(e: &dyn std::fmt::Display) -> SeriesRunError {
+    SeriesRunError::Child(e.to_string())
+}
+
+/// A subscriber process: killed when dropped before it reported.
+struct Child {
+    process: std::process::Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Child {
+    /// Starts one and waits for its `ready`.
+    fn start(cmd: &ChildCommand, arg: &str) -> Result<Child, SeriesRunError> {
+        let mut process = Command::new(&cmd.program)
+            .args(&cmd.args)
+            .arg(arg)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| child_err(&e))?;
+        let out = process.stdout.take().ok_or_else(|| child_err(&"no stdout"));
+        let mut child = Child {
+            out: BufReader::new(out?),
+            process,
+        };
+        let mut line = String::new();
+        child.out.read_line(&mut line).map_err(|e| child_err(&e))?;
+        match line.trim() {
+            "ready" => Ok(child),
+            _ => Err(child_err(&format!("expected `ready`, got {line:?}"))),
+        }
+    }
+
+    /// Closes its stdin (it stops) and reads its report.
+    fn report(&mut self) -> Result<ChildResult, SeriesRunError> {
+        drop(self.process.stdin.take());
+        let mut line = String::new();
+        let read = self.out.read_line(&mut line);
+        let _ = self.process.wait();
+        read.map_err(|e| child_err(&e))?;
+        serde_json::from_str(&line).map_err(|e| child_err(&format!("bad report {line:?}: {e}")))
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if matches!(self.process.try_wait(), Ok(None)) {
+            let _ = self.process.kill();
+            let _ = self.process.wait();
+        }
+    }
+}
+
+/// The publisher here, `spec.schedule.subscribers` subscriber processes.
+/// Latencies are every subscriber's, per subscriber in sequence order; the
+/// subscriber's usage is the mean of theirs.
 fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, SeriesRunError> {
-    let child_err = |e: &dyn std::fmt::Display| SeriesRunError::Child(e.to_string());
     let cs = ChildSpec {
         kind: spec.kind,
         domain: domain(),
         topic: topic_name(),
         warmup: spec.schedule.warmup,
         depth: spec.depth,
+        count: spec.schedule.count,
     };
     let arg = serde_json::to_string(&cs).map_err(|e| child_err(&e))?;
-    let mut child = Command::new(&cmd.program)
-        .args(&cmd.args)
-        .arg(arg)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| child_err(&e))?;
-    let mut out = BufReader::new(child.stdout.take().ok_or_else(|| child_err(&"no stdout"))?);
-    let mut line = String::new();
-    out.read_line(&mut line).map_err(|e| child_err(&e))?;
-    if line.trim() != "ready" {
-        let _ = child.kill();
-        return Err(child_err(&format!("expected `ready`, got {line:?}")));
-    }
+    let n = spec.schedule.subscribers.max(1);
+    let mut children = (0..n)
+        .map(|_| Child::start(cmd, &arg))
+        .collect::<Result<Vec<_>, _>>()?;
     let context = Context::with_domain(cs.domain);
     let node = context
         .create_node("bench_pub")
         .map_err(|e| SeriesRunError::Setup(e.to_string()))?;
     let published = publish(&node, &cs.topic, spec.kind, spec.depth, spec.schedule, true);
     std::thread::sleep(drain(spec));
-    drop(child.stdin.take()); // EOF: the child stops and reports
-    line.clear();
-    let read = out.read_line(&mut line);
-    let _ = child.wait();
+    let reports: Vec<_> = children.iter_mut().map(Child::report).collect();
     let published = published?;
-    read.map_err(|e| child_err(&e))?;
-    let r: ChildResult =
-        serde_json::from_str(&line).map_err(|e| child_err(&format!("bad report {line:?}: {e}")))?;
-    let mut samples = r.samples;
-    samples.sort_unstable();
-    samples.dedup_by_key(|s| s.0);
+    let (mut latencies_ns, mut subscriber) = (Vec::new(), Usage::default());
+    for r in reports {
+        let r = r?;
+        let mut samples = r.samples;
+        samples.sort_unstable();
+        samples.dedup_by_key(|s| s.0);
+        latencies_ns.extend(samples.into_iter().map(|s| s.1));
+        subscriber.cpu_ns += r.cpu_ns / n as u64;
+        subscriber.voluntary += r.voluntary;
+        subscriber.involuntary += r.involuntary;
+    }
     Ok(Outcome {
-        sent: published.sent,
-        latencies_ns: samples.into_iter().map(|s| s.1).collect(),
+        sent: published.sent * n as u64,
+        latencies_ns,
         publisher: published.usage,
-        subscriber: Usage {
-            cpu_ns: r.cpu_ns,
-            voluntary: r.voluntary,
-            involuntary: r.involuntary,
-        },
+        subscriber,
         seconds: published.seconds,
         jpeg_bytes_mean: published.jpeg_bytes_mean,
     })
 }
 
 /// The subscriber process: `spec_json` as written by the parent. Prints
-/// `ready` once subscribed, collects until stdin closes, then prints one
+/// `ready` once subscribed, collects until stdin closes and then until it has
+/// every measured message (or none came for [`STRAGGLERS`]), then prints one
 /// JSON line with its samples and its usage since the first measured message.
 pub fn child_main(spec_json: &str) -> Result<(), SeriesRunError> {
     let bad = |e: &dyn std::fmt::Display| SeriesRunError::Child(e.to_string());
@@ -277,6 +329,13 @@ pub fn child_main(spec_json: &str) -> Result<(), SeriesRunError> {
     stdout.flush().map_err(|e| bad(&e))?;
     let mut sink = Vec::new();
     let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
+    let (mut had, mut since) = (collector.len(), std::time::Instant::now());
+    while (had as u64) < spec.count && since.elapsed() < STRAGGLERS {
+        std::thread::sleep(Duration::from_millis(10));
+        if collector.len() > had {
+            (had, since) = (collector.len(), std::time::Instant::now());
+        }
+    }
     executor.cancel();
     let _ = spinner.join();
     let end = Usage::process();

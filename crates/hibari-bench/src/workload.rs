@@ -64,6 +64,20 @@ impl Collector {
         c.samples.push((info.sequence, latency_ns));
     }
 
+    /// Measured samples collected so far.
+    pub fn len(&self) -> usize {
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .samples
+            .len()
+    }
+
+    /// Whether no measured sample came yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// What was collected so far.
     pub fn take(&self) -> Collected {
         std::mem::take(&mut *self.inner.lock().unwrap_or_else(|p| p.into_inner()))
@@ -154,6 +168,8 @@ pub struct Schedule {
     pub warmup: u64,
     /// Measured messages.
     pub count: u64,
+    /// Subscriptions to wait for before publishing (at least 1).
+    pub subscribers: usize,
 }
 
 /// Publishes `kind` on `topic` on the open-loop schedule once a subscriber
@@ -260,7 +276,7 @@ fn run<A: TypeAdapter>(
     per_process: bool,
     mut make: impl FnMut(u64) -> A::Custom,
 ) -> Result<Published, PublishRunError> {
-    if !p.wait_for_subscribers(1, std::time::Duration::from_secs(10)) {
+    if !p.wait_for_subscribers(s.subscribers.max(1), std::time::Duration::from_secs(10)) {
         return Err(PublishRunError::NoSubscriber(topic.into()));
     }
     std::thread::sleep(std::time::Duration::from_millis(100)); // discovery settles

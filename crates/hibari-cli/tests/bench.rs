@@ -516,3 +516,43 @@ fn dds_without_peers_runs_hibari_alone() {
     assert_eq!(m.len(), 9, "{report:#}");
     assert!(m.iter().all(|r| r["system"] == "hibari"), "{report:#}");
 }
+
+/// `scale`: one publisher to 1, 2, 4 and 8 subscriber processes, hibari
+/// over shared memory and the native rcl peer over Fast DDS, every
+/// subscriber getting every message; the plots against the subscriber count.
+#[test]
+fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let out_arg = out.to_str().unwrap();
+    let (report, stdout) = run_json(&["scale", "--quick", "--scale", "0.1", "--out", out_arg]);
+    let m = measured(&report);
+    for system in ["hibari", "ros2"] {
+        for size in [64u64, 6_220_800] {
+            let mut cells: Vec<(u64, u64)> = m
+                .iter()
+                .filter(|r| r["system"] == system && r["size_bytes"] == size)
+                .map(|r| {
+                    let setup = r["setup"].as_str().unwrap();
+                    let n = hibari_bench::plots::subscribers_of(setup).unwrap();
+                    let sent = r["sent"].as_u64().unwrap();
+                    assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
+                    assert!(r["cpu_sub_s"].as_f64().unwrap() > 0.0, "{r}");
+                    (n, sent / n)
+                })
+                .collect();
+            cells.sort();
+            let counts: Vec<u64> = cells.iter().map(|c| c.0).collect();
+            assert_eq!(counts, [1, 2, 4, 8], "{system} {size}: {stdout}");
+            // Every subscriber counted: deliveries = messages × subscribers.
+            assert!(
+                cells.iter().all(|c| c.1 == cells[0].1 && c.1 >= 3),
+                "{cells:?}"
+            );
+        }
+    }
+    for f in ["scale-p50-64.png", "scale-cpu-6220800.png"] {
+        let png = std::fs::read(out.join(f)).unwrap_or_default();
+        assert!(png.starts_with(b"\x89PNG"), "{f}");
+    }
+}

@@ -9,6 +9,7 @@
 //! | `e4-python` | `Image` 1 KiB … 6.2 MB, two processes, open loop (100 Hz; 30 Hz at 6.2 MB): publish-call time and end-to-end, Python against native |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, the subscriber compares nothing; CPU of each process, two processes and one |
 //! | `latency` | 64 B … 8 MiB `Image` at 100 Hz and 1 kHz, two processes |
+//! | `scale` | the native peer only: one publisher to 1, 2, 4, 8 subscriber processes, `Image` of 64 B at 100 Hz and 6.2 MB at 30 Hz |
 //!
 //! "One process" is the peers' `both` role: two nodes in one context. rcl
 //! has no intra-process path (rclcpp's is above rcl and not in the wheels),
@@ -18,7 +19,7 @@
 //! other open-loop series.
 
 use super::{venv, DdsCell, Hosts, Payload, Side, Variant};
-use crate::experiments::{count, Config};
+use crate::experiments::{count, Config, SCALE_SUBSCRIBERS};
 
 /// The ROS 2 cells of `experiment`, and notes for what could not be planned
 /// (no peers, no venv). Empty for experiments without ROS 2 series.
@@ -40,6 +41,7 @@ pub fn cells(experiment: &'static str, cfg: &Config) -> (Vec<DdsCell>, Vec<Strin
         count,
         warmup: (count / 10).clamp(2, 20),
         variant,
+        subscribers: 1,
     };
     let mut cells = Vec::new();
     let mut notes = Vec::new();
@@ -103,6 +105,19 @@ pub fn cells(experiment: &'static str, cfg: &Config) -> (Vec<DdsCell>, Vec<Strin
                 for side in both {
                     let frame = Payload::Rgb(1920, 1080);
                     cells.push(cell(side, hosts, frame, 30.0, n, Variant::NoCheck));
+                }
+            }
+        }
+        "scale" => {
+            for (size, rate, n) in [
+                (64, 100.0, count(cfg, 300, 30)),
+                (6_220_800, 30.0, count(cfg, 150, 15)),
+            ] {
+                for subscribers in SCALE_SUBSCRIBERS {
+                    let image = Payload::Image(size);
+                    let mut c = cell(Side::Rcl, Hosts::One, image, rate, n, Variant::Defaults);
+                    c.subscribers = subscribers as u64;
+                    cells.push(c);
                 }
             }
         }

@@ -115,8 +115,9 @@ fn field(line: &str, key: &str) -> Option<u64> {
         .find_map(|w| w.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
 }
 
-/// What the lines of a run said.
-#[derive(Default)]
+/// What the lines of one subscriber (and, for the first, the publisher)
+/// said.
+#[derive(Default, Clone)]
 struct Seen {
     /// Latencies of measured samples, ns, in arrival order.
     lat_ns: Vec<u64>,
@@ -161,59 +162,83 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
     let limit = Duration::from_secs_f64(30.0 + 4.0 * nominal);
     let timeout = format!("{}", limit.as_secs() + 10);
     let role = |r: &str| format!("{r} {topic} {} {total}", cell.payload.arg());
-    let start_peer = |side, ns: Option<&Netns>, role: &str| {
+    let subscribers = cell.subscribers.max(1);
+    let start_peer = |side, ns: Option<&Netns>, role: &str, name: Option<String>| {
         let mut c = command(cell, side, ns, role, cfg)?;
-        c.env("NETNS_PEER_TIMEOUT", &timeout);
+        c.env("NETNS_PEER_TIMEOUT", &timeout)
+            .env("NETNS_PEER_SUBSCRIBERS", subscribers.to_string());
+        if let Some(name) = name {
+            c.env("NETNS_PEER_NAME", name);
+        }
         Peer::spawn(c)
     };
-    let mut seen = Seen {
+    let fresh = || Seen {
         seen: vec![false; total as usize + 1],
         ..Seen::default()
     };
+    let mut seen = vec![fresh(); subscribers as usize];
     let start = Instant::now();
-    let (done, sent) = if cell.hosts == Hosts::Process {
-        let both = start_peer(
-            cell.from,
-            None,
-            &format!("{} {}", role("both"), cell.rate_hz),
-        )?;
-        let done = both.until("DONE", start + limit, |l| seen.line(cell, l));
-        (done.clone(), done)
+    let (dones, sent) = if cell.hosts == Hosts::Process {
+        let both_role = format!("{} {}", role("both"), cell.rate_hz);
+        let both = start_peer(cell.from, None, &both_role, None)?;
+        let done = both.until("DONE", start + limit, |l| seen[0].line(cell, l));
+        (vec![done.clone()], done)
     } else {
-        let sub = start_peer(cell.to, hosts.as_ref().map(NetnsPair::b), &role("sub"))?;
-        sub.until("READY", start + Duration::from_secs(30), |_| {})
-            .ok_or("the subscriber did not start")?;
+        let b = hosts.as_ref().map(NetnsPair::b);
+        let subs = (0..subscribers)
+            .map(|i| start_peer(cell.to, b, &role("sub"), Some(format!("bench_sub_{i}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        for sub in &subs {
+            sub.until("READY", start + Duration::from_secs(30), |_| {})
+                .ok_or("a subscriber did not start")?;
+        }
         let pub_role = format!("{} {}", role("pub"), cell.rate_hz);
-        let publ = start_peer(cell.from, hosts.as_ref().map(NetnsPair::a), &pub_role)?;
-        let done = sub.until("DONE", Instant::now() + limit, |l| seen.line(cell, l));
+        let a = hosts.as_ref().map(NetnsPair::a);
+        let publ = start_peer(cell.from, a, &pub_role, None)?;
+        let deadline = Instant::now() + limit;
+        let dones: Vec<_> = subs
+            .iter()
+            .zip(seen.iter_mut())
+            .map(|(sub, seen)| sub.until("DONE", deadline, |l| seen.line(cell, l)))
+            .collect();
         let deadline = Instant::now() + Duration::from_secs(5);
-        let sent = publ.until("DONE", deadline, |l| seen.line(cell, l));
-        (done, sent)
+        let sent = publ.until("DONE", deadline, |l| seen[0].line(cell, l));
+        (dones, sent)
     };
     drop(hosts);
-    let (Some(done), Some(sent)) = (done, sent) else {
-        let got = seen.lat_ns.len();
+    let got: usize = seen.iter().map(|s| s.lat_ns.len()).sum();
+    let (Some(dones), Some(sent)) = (dones.into_iter().collect::<Option<Vec<_>>>(), sent) else {
         return Err(format!(
             "{got} of {} measured samples arrived in {limit:?}",
-            cell.count
+            cell.count * subscribers
         ));
     };
     let usage = |l: &str| {
         let f = |k| field(l, k).unwrap_or(0);
         (f("cpu_ns") as f64 / 1e9, f("vcsw") + f("ivcsw"))
     };
-    let ((cpu_pub, cs_pub), (mut cpu_sub, mut cs_sub)) = (usage(&sent), usage(&done));
+    let (cpu_pub, cs_pub) = usage(&sent);
+    let (mut cpu_sub, mut cs_sub) = (0.0, 0);
+    for d in &dones {
+        let (c, s) = usage(d);
+        (cpu_sub, cs_sub) = (cpu_sub + c / subscribers as f64, cs_sub + s);
+    }
     if cell.hosts == Hosts::Process {
         (cpu_sub, cs_sub) = (0.0, 0);
     }
-    let received = seen.lat_ns.len() as u64;
+    let call_ns = std::mem::take(&mut seen[0].call_ns);
+    let inexact: u64 = seen.iter().map(|s| s.inexact).sum();
+    let lat_ns: Vec<u64> = seen.into_iter().flat_map(|s| s.lat_ns).collect();
+    let received = lat_ns.len() as u64;
+    let expected = cell.count * subscribers;
     let checked = match cell.variant {
         Variant::NoCheck => "bytes not compared".to_string(),
-        _ => format!("{} of {received} not exact", seen.inexact),
+        _ => format!("{inexact} of {received} not exact"),
     };
-    let cpu = match cell.hosts {
-        Hosts::Process => "CPU of the whole process in the publisher's column",
-        _ => "CPU per process",
+    let cpu = match (cell.hosts, subscribers) {
+        (Hosts::Process, _) => "CPU of the whole process in the publisher's column".into(),
+        (_, 1) => "CPU per process".to_string(),
+        (_, n) => format!("{n} subscriber processes: CPU per subscriber (mean), sent = deliveries"),
     };
     let latency = Record {
         experiment: cell.experiment.into(),
@@ -222,30 +247,30 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
         language: cell.language(),
         size_bytes: cell.payload.bytes(),
         rate_hz: cell.rate_hz,
-        sent: cell.count,
+        sent: expected,
         received,
-        lost: cell.count.saturating_sub(received),
-        stats: Stats::of(&seen.lat_ns),
+        lost: expected.saturating_sub(received),
+        stats: Stats::of(&lat_ns),
         cpu_pub_s: cpu_pub,
         cpu_sub_s: cpu_sub,
         ctx_switches: cs_pub + cs_sub,
         published: false,
         rep: 0,
-        setup: cell.setup().into(),
+        setup: cell.setup(),
         note: format!(
             "reliable keep-all, open loop, latency = receipt − due time (CLOCK_REALTIME); \
              {cpu}; {checked}"
         ),
         duration_s: nominal,
-        series_us: seen.lat_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
+        series_us: lat_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
         vs_hibari: None,
     };
     let mut records = vec![latency];
-    if cell.experiment == "e4-python" && !seen.call_ns.is_empty() {
+    if cell.experiment == "e4-python" && !call_ns.is_empty() {
         let call = &records[0];
         records.push(Record {
             setup: format!("{}, reliable, publish call", call.setup),
-            stats: Stats::of(&seen.call_ns),
+            stats: Stats::of(&call_ns),
             note: "publish-call time".into(),
             series_us: Vec::new(),
             ..call.clone()

@@ -10,7 +10,9 @@ use base64::Engine as _;
 
 use plotters::prelude::*;
 
-use super::{cpu_bars, err, font, latency_vs_size, per_message, PlotError};
+use super::{
+    cpu_bars, err, font, latency_vs_size, per_message, versus_subscribers, PlotError, ScaleFigure,
+};
 use crate::headline::{headlines, Headline};
 use crate::record::{Record, Report};
 
@@ -47,6 +49,17 @@ pub fn write_report(dir: &Path, report: &Report, table: &str) -> Result<Vec<Path
         let p = dir.join(format!("{exp}-vs-size-{name}.png"));
         if latency_vs_size(&p, &report.records, exp, rate)? {
             pngs.push(p);
+        }
+    }
+    for size in [64, 6_220_800] {
+        for (figure, name) in [
+            (ScaleFigure::P50, "p50"),
+            (ScaleFigure::CpuPerSubscriber, "cpu"),
+        ] {
+            let p = dir.join(format!("scale-{name}-{size}.png"));
+            if versus_subscribers(&p, &report.records, size, figure)? {
+                pngs.push(p);
+            }
         }
     }
     let p = dir.join("e5-cpu.png");
