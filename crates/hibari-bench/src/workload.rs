@@ -127,7 +127,9 @@ pub fn subscribe(
         Kind::Jpeg { .. } => sub::<CompressedImage>(node, topic, depth, collector, per_process),
         Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, collector, per_process),
         Kind::Laser { .. } => sub::<LaserScan>(node, topic, depth, collector, per_process),
-        Kind::Bytes { .. } => sub::<UInt8MultiArray>(node, topic, depth, collector, per_process),
+        Kind::Bytes { .. } | Kind::BytesLoan { .. } => {
+            sub::<UInt8MultiArray>(node, topic, depth, collector, per_process)
+        }
     }
 }
 
@@ -266,6 +268,21 @@ pub fn publish(
                 }
             })
         }
+        Kind::BytesLoan { size } => {
+            let p = node.create_publisher::<UInt8MultiArray>(topic, qos(depth))?;
+            let base = vec![0x5au8; (size as usize).max(16)];
+            let template = UInt8MultiArray::default();
+            let failed = |e: &dyn std::fmt::Display| PublishRunError::Publish(e.to_string());
+            run_sends(&p, topic, schedule, per_process, |p, t| {
+                let (mut lent, hole) = p
+                    .loan_message(&template, "data", base.len())
+                    .map_err(|e| failed(&e))?;
+                let data = &mut lent[hole];
+                data.copy_from_slice(&base);
+                data[..8].copy_from_slice(&t.to_le_bytes());
+                lent.send().map_err(|e| failed(&e.into_reason()))
+            })
+        }
     }
 }
 
@@ -275,6 +292,21 @@ fn run<A: TypeAdapter>(
     s: Schedule,
     per_process: bool,
     mut make: impl FnMut(u64) -> A::Custom,
+) -> Result<Published, PublishRunError> {
+    run_sends(p, topic, s, per_process, |p, t| {
+        p.publish(make(t))
+            .map_err(|e| PublishRunError::Publish(e.to_string()))
+    })
+}
+
+/// The open-loop schedule: waits for the subscribers, then `send(p, t)`
+/// each message at its time `t`, measuring the usage over the measured ones.
+fn run_sends<A: TypeAdapter>(
+    p: &Publisher<A>,
+    topic: &str,
+    s: Schedule,
+    per_process: bool,
+    mut send: impl FnMut(&Publisher<A>, u64) -> Result<(), PublishRunError>,
 ) -> Result<Published, PublishRunError> {
     if !p.wait_for_subscribers(s.subscribers.max(1), std::time::Duration::from_secs(10)) {
         return Err(PublishRunError::NoSubscriber(topic.into()));
@@ -295,8 +327,7 @@ fn run<A: TypeAdapter>(
             t_first = mono_ns();
         }
         let t = pacer.wait(k);
-        p.publish(make(t))
-            .map_err(|e| PublishRunError::Publish(e.to_string()))?;
+        send(p, t)?;
     }
     Ok(Published {
         sent: s.count,

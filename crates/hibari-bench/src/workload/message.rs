@@ -44,6 +44,13 @@ pub enum Kind {
         /// `data.len()`.
         size: u32,
     },
+    /// The same message published by loan (`Publisher::loan_message`): laid
+    /// out in the transport's memory with `data` a hole the publisher fills
+    /// in place, no `Vec` built; received as [`Kind::Bytes`].
+    BytesLoan {
+        /// `data.len()`.
+        size: u32,
+    },
 }
 
 impl Kind {
@@ -54,7 +61,7 @@ impl Kind {
             | Kind::Jpeg { width, height, .. }
             | Kind::Adapted { width, height } => u64::from(width) * u64::from(height) * 3,
             Kind::Laser { ranges } => u64::from(ranges) * 4,
-            Kind::Bytes { size } => u64::from(size),
+            Kind::Bytes { size } | Kind::BytesLoan { size } => u64::from(size),
         }
     }
 }
