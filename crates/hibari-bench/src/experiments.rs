@@ -7,7 +7,7 @@
 //! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 60), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 raw and JPEG (libjpeg-turbo, same frame) beside it, with and without tcpNoDelay |
 //! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
-//! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack: typed publish, and by loan — `loan_message`), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
+//! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack: typed publish, by loan — `loan_message` — and of a reused message — `publish_ref`), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
 //! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
@@ -260,10 +260,21 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                             depth,
                         ));
                     }
-                    // The public loan path beside the typed publish.
+                    // The public loan path and a reused message
+                    // (`publish_ref`) beside the typed publish.
                     let loan = Kind::BytesLoan { size };
                     steps.push(series(
                         "latency", "shm loan", true, loan, rate, count, depth,
+                    ));
+                    let kept = Kind::BytesReused { size };
+                    steps.push(series(
+                        "latency",
+                        "shm reused",
+                        true,
+                        kept,
+                        rate,
+                        count,
+                        depth,
                     ));
                     for system in ["hibari", "iceoryx2"] {
                         steps.push(Step::Ipc(IpcCell {

@@ -127,7 +127,7 @@ pub fn subscribe(
         Kind::Jpeg { .. } => sub::<CompressedImage>(node, topic, depth, collector, per_process),
         Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, collector, per_process),
         Kind::Laser { .. } => sub::<LaserScan>(node, topic, depth, collector, per_process),
-        Kind::Bytes { .. } | Kind::BytesLoan { .. } => {
+        Kind::Bytes { .. } | Kind::BytesLoan { .. } | Kind::BytesReused { .. } => {
             sub::<UInt8MultiArray>(node, topic, depth, collector, per_process)
         }
     }
@@ -281,6 +281,18 @@ pub fn publish(
                 data.copy_from_slice(&base);
                 data[..8].copy_from_slice(&t.to_le_bytes());
                 lent.send().map_err(|e| failed(&e.into_reason()))
+            })
+        }
+        Kind::BytesReused { size } => {
+            let p = node.create_publisher::<UInt8MultiArray>(topic, qos(depth))?;
+            let mut kept = UInt8MultiArray {
+                data: vec![0x5au8; (size as usize).max(16)],
+                ..UInt8MultiArray::default()
+            };
+            run_sends(&p, topic, schedule, per_process, |p, t| {
+                kept.data[..8].copy_from_slice(&t.to_le_bytes());
+                p.publish_ref(&kept)
+                    .map_err(|e| PublishRunError::Publish(e.to_string()))
             })
         }
     }

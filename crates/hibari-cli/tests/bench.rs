@@ -193,12 +193,14 @@ fn measured(report: &serde_json::Value) -> Vec<&serde_json::Value> {
 fn the_latency_sweep_runs_every_transport_open_loop_in_a_tiny_configuration() {
     let (report, stdout) = run_json(&["latency", "--quick", "--no-peers", "--scale", "0.01"]);
     let m = measured(&report);
-    // 4 sizes × 3 rates × (hibari inproc, hibari shm, hibari shm loan, hibari-shm
-    // transport API, iceoryx2), plus raw Zenoh when this build has it.
+    // 4 sizes × 3 rates × (hibari inproc, hibari shm, hibari shm loan, hibari shm
+    // reused, hibari-shm transport API, iceoryx2), plus raw Zenoh when this build has it.
     let core: Vec<_> = m.iter().filter(|r| r["system"] != "zenoh").collect();
-    assert_eq!(core.len(), 60, "{stdout}");
-    let loans = m.iter().filter(|r| r["transport"] == "shm loan").count();
-    assert_eq!(loans, 12, "the loan path at every size and rate: {stdout}");
+    assert_eq!(core.len(), 72, "{stdout}");
+    for path in ["shm loan", "shm reused"] {
+        let n = m.iter().filter(|r| r["transport"] == path).count();
+        assert_eq!(n, 12, "{path} at every size and rate: {stdout}");
+    }
     for r in &m {
         for f in FIELDS {
             assert!(r.get(f).is_some(), "field {f} missing in {r}");

@@ -139,7 +139,7 @@ pub use executor::multi::MultiThreadedExecutor;
 pub use executor::timer::{GuardCondition, Timer, TimerCreateError};
 pub use executor::{NodeAddError, SingleThreadedExecutor};
 pub use lifecycle::{LifecycleNode, LifecyclePublisher};
-pub use loan::{LoanError, LoanSendError, PublisherLoan};
+pub use loan::{LoanError, LoanSendError, PublishRefError, PublisherLoan};
 pub use names::NameError;
 pub use node::graph::TopicEndpointInfo;
 pub use node::options::NodeOptions;

@@ -51,6 +51,13 @@ pub enum Kind {
         /// `data.len()`.
         size: u32,
     },
+    /// The same message kept by the publisher and refilled for every
+    /// publish (`Publisher::publish_ref`: encoded straight into the
+    /// transport's memory, nothing allocated); received as [`Kind::Bytes`].
+    BytesReused {
+        /// `data.len()`.
+        size: u32,
+    },
 }
 
 impl Kind {
@@ -61,7 +68,9 @@ impl Kind {
             | Kind::Jpeg { width, height, .. }
             | Kind::Adapted { width, height } => u64::from(width) * u64::from(height) * 3,
             Kind::Laser { ranges } => u64::from(ranges) * 4,
-            Kind::Bytes { size } | Kind::BytesLoan { size } => u64::from(size),
+            Kind::Bytes { size } | Kind::BytesLoan { size } | Kind::BytesReused { size } => {
+                u64::from(size)
+            }
         }
     }
 }

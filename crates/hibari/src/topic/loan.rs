@@ -9,6 +9,11 @@
 //! transport that lends memory (an isolated context), the loan is a heap
 //! buffer sent as bytes.
 //!
+//! [`Publisher::publish_ref`] publishes a borrowed message the same way: it
+//! is encoded once, straight into a loan (rclcpp's `publish(const T&)`), so
+//! a message the application keeps and refills costs no allocation and no
+//! copy but its encoding.
+//!
 //! [`Publisher::loan_message`] is the typed form: it lays out a message with
 //! its big array (`data` of an `Image`, say) left as a hole of `count`
 //! elements, and returns the loan with the hole's byte range, to be filled
@@ -47,6 +52,18 @@ pub enum LoanError {
     /// The message cannot be laid out (no such field, a bound exceeded…).
     #[error("the message cannot be laid out: {0}")]
     Layout(#[from] CdrEncodeError),
+}
+
+/// Why [`Publisher::publish_ref`] failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PublishRefError {
+    /// No memory could be lent, or the message cannot be encoded.
+    #[error(transparent)]
+    Loan(#[from] LoanError),
+    /// The encoded message was not sent (a full reliable subscriber, …).
+    #[error("the message was not sent: {0}")]
+    Send(WriteError),
 }
 
 /// Bytes lent by a publisher: fill them (it derefs to `[u8]`), then
@@ -217,6 +234,25 @@ impl<A> Publisher<A> {
 }
 
 impl<A: TypeAdapter> Publisher<A> {
+    /// Publishes a borrowed message: encoded once, straight into a loan of
+    /// the transport's memory (a shared-memory chunk when a subscriber is in
+    /// another process), so that a message kept and refilled by the
+    /// application costs no allocation per publish. Subscribers in this
+    /// process get the encoded bytes too (a copy, made only when one is
+    /// matched); [`publish`](Publisher::publish) hands an owned value to them
+    /// without encoding. With no transport that lends memory (an isolated
+    /// context) the bytes go in a heap buffer.
+    pub fn publish_ref(&self, message: &A::Ros) -> Result<(), PublishRefError> {
+        let len = message.serialized_size().map_err(LoanError::Layout)?;
+        let mut loan = self.loan(len)?;
+        let written = message
+            .encode_into_slice(&mut loan)
+            .map_err(LoanError::Layout)?;
+        loan.len = written;
+        loan.send()
+            .map_err(|e| PublishRefError::Send(e.into_reason()))
+    }
+
     /// Lays `message` out in a loan with its array `field` left as a hole of
     /// `count` elements, and returns the loan and the hole's byte range, to
     /// be filled before [`send`](PublisherLoan::send).

@@ -12,7 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use hibari_transport::{EndpointId, PayloadError, Reader, Sample, SampleInfo, Shared, TypeAdapter};
+use hibari_cdr::Message;
+use hibari_transport::{
+    EndpointId, Payload, PayloadError, Reader, Sample, SampleInfo, Shared, TypeAdapter,
+};
 
 use crate::events::monitor::EventMonitor;
 use crate::group::CallbackGroup;
@@ -170,6 +173,39 @@ impl<A: TypeAdapter> Subscription<A> {
             let sample = self.shared.take_one()?;
             match sample.payload.into_owned::<A>() {
                 Ok(value) => return Some((value, sample.info)),
+                Err(e) => self.shared.reject(e),
+            }
+        }
+    }
+
+    /// Takes the oldest sample into `message`, reusing its allocations (a
+    /// sequence's buffer is refilled, not replaced, when it is large
+    /// enough): a subscriber that keeps one message takes samples from other
+    /// processes without allocating. Returns the sample's info, or `None` at
+    /// once when there is none. A sample from this process is moved in
+    /// (its value replaces `message`). A sample that cannot be read as `A`
+    /// is skipped and counted in [`rejected_samples`](Subscription::rejected_samples).
+    pub fn take_into(&self, message: &mut A::Ros) -> Option<SampleInfo>
+    where
+        A::Custom: Clone,
+    {
+        loop {
+            let sample = self.shared.take_one()?;
+            let read = match sample.payload {
+                Payload::Serialized(bytes) => {
+                    message
+                        .decode_into(bytes.bytes())
+                        .map_err(|source| PayloadError::Decode {
+                            type_name: <A::Ros as Message>::TYPE_NAME,
+                            source,
+                        })
+                }
+                local => local
+                    .into_owned::<A>()
+                    .map(|value| *message = A::into_ros(value)),
+            };
+            match read {
+                Ok(()) => return Some(sample.info),
                 Err(e) => self.shared.reject(e),
             }
         }
