@@ -61,6 +61,39 @@ fn err(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> PlotError + '_ {
     }
 }
 
+/// Draws one line with dots per `(name, points)`, in palette order, and
+/// their legend in the upper left.
+fn draw_lines<'a, X, Y>(
+    chart: &mut ChartContext<'a, BitMapBackend<'a>, Cartesian2d<X, Y>>,
+    lines: Vec<(String, Vec<(f64, f64)>)>,
+    e: &dyn Fn(&dyn std::fmt::Display) -> PlotError,
+) -> Result<(), PlotError>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for (i, (name, pts)) in lines.into_iter().enumerate() {
+        let c = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+            .map_err(|x| e(&x))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], c.stroke_width(2)));
+        chart
+            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
+            .map_err(|x| e(&x))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(font(11))
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|x| e(&x))?;
+    Ok(())
+}
+
 fn font(size: u32) -> TextStyle<'static> {
     if have_font() {
         ("sans-serif", size).into_font().into()
@@ -204,25 +237,7 @@ pub fn latency_vs_size(
         .axis_desc_style(font(14))
         .draw()
         .map_err(|x| e(&x))?;
-    for (i, (name, pts)) in lines.into_iter().enumerate() {
-        let c = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-            .map_err(|x| e(&x))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], c.stroke_width(2)));
-        chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
-            .map_err(|x| e(&x))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(font(11))
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|x| e(&x))?;
+    draw_lines(&mut chart, lines, &e)?;
     root.present().map_err(|x| e(&x))?;
     Ok(true)
 }

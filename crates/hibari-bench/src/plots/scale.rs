@@ -5,7 +5,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{err, font, PlotError};
+use super::{draw_lines, err, font, PlotError};
 use crate::output::{groups, size_label};
 use crate::record::Record;
 
@@ -100,26 +100,10 @@ pub fn versus_subscribers(
         .axis_desc_style(font(14))
         .draw()
         .map_err(|x| e(&x))?;
-    for (i, (name, mut pts)) in lines.into_iter().enumerate() {
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let c = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-            .map_err(|x| e(&x))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], c.stroke_width(2)));
-        chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
-            .map_err(|x| e(&x))?;
+    for l in &mut lines {
+        l.1.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(font(11))
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|x| e(&x))?;
+    draw_lines(&mut chart, lines, &e)?;
     root.present().map_err(|x| e(&x))?;
     Ok(true)
 }
