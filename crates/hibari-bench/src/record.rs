@@ -48,20 +48,29 @@ pub struct Record {
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub series_us: Vec<f64>,
     /// This series' p50 (a published row's mean) over hibari's best p50 in
-    /// the same cell (experiment, size, rate, set-up): above 1, hibari is
-    /// ahead. Set by [`set_vs_hibari`]; absent where hibari has no series.
+    /// the same cell (experiment, size, rate, set-up, and JPEG or adapted
+    /// when the series is): above 1, hibari is ahead. Set by [`set_vs_hibari`]; absent where hibari has no series.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub vs_hibari: Option<f64>,
 }
 
 /// Fills every record's [`Record::vs_hibari`].
 pub fn set_vs_hibari(records: &mut [Record]) {
+    // What a series sends beyond its size: a JPEG or an adapted frame is
+    // compared with hibari's series of the same kind only.
+    let variant = |r: &Record| {
+        ["jpeg", "adapted"]
+            .into_iter()
+            .find(|v| r.transport.contains(v))
+            .unwrap_or("")
+    };
     let key = |r: &Record| {
         (
             r.experiment.clone(),
             r.size_bytes,
             r.rate_hz.round() as i64,
             r.setup.clone(),
+            variant(r),
         )
     };
     let figure = |r: &Record| match r.stats.p50_us > 0.0 {

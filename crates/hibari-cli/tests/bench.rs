@@ -389,6 +389,20 @@ fn e1_runs_ros2_and_the_ros1_peer_raw_and_jpeg_or_says_how_to_get_ros1() {
     for r in m.iter().filter(|r| r["system"] == "ros2") {
         let ratio = r["vs_hibari"].as_f64();
         assert!(ratio.is_some_and(|v| v > 0.0), "no ratio to hibari: {r}");
+        // A JPEG series is compared with hibari's JPEG series of its set-up.
+        let transport = r["transport"].as_str().unwrap();
+        if transport.contains("jpeg") {
+            let hibari = m
+                .iter()
+                .find(|h| {
+                    h["system"] == "hibari"
+                        && h["setup"] == r["setup"]
+                        && h["transport"].as_str().unwrap().contains("jpeg")
+                })
+                .unwrap();
+            let want = r["p50_us"].as_f64().unwrap() / hibari["p50_us"].as_f64().unwrap();
+            assert!((ratio.unwrap() - want).abs() < 1e-9, "{r} against {hibari}");
+        }
     }
     let ros1: Vec<_> = m.iter().filter(|r| r["system"] == "ros1").collect();
     if ros1.is_empty() {
@@ -426,7 +440,8 @@ fn e1_runs_ros2_and_the_ros1_peer_raw_and_jpeg_or_says_how_to_get_ros1() {
 #[test]
 fn e2_and_e4_give_records_or_say_why_not() {
     for exp in ["e2-bridge", "e4-python"] {
-        let (report, stdout) = run_json(&[exp, "--quick"]);
+        // --scale shrinks the ROS 2 cells of E4, not the external programs.
+        let (report, stdout) = run_json(&[exp, "--quick", "--scale", "0.1"]);
         let notes: Vec<&str> = report["notes"]
             .as_array()
             .unwrap()
