@@ -40,6 +40,7 @@ mod message;
 mod primitive;
 mod reader;
 mod view;
+mod view_str;
 mod writer;
 
 pub use bytes::{Bytes, SharedBytes, WORD};
@@ -48,4 +49,5 @@ pub use message::{Action, HasView, Message, MessageView, Service, TypeVisitor};
 pub use primitive::{Endian, Primitive};
 pub use reader::{CdrReader, MAX_DEPTH};
 pub use view::PrimSeq;
+pub use view_str::ViewStr;
 pub use writer::{check_bound, check_fixed, CdrSink, CdrWriter, CountSink, SliceSink, HEADER_LE};

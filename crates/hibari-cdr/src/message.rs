@@ -129,9 +129,10 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
 
 /// A message decoded without copying its arrays: primitive arrays are
 /// [`PrimSeq`](crate::PrimSeq) views of the input bytes, strings are
-/// `Cow<'a, str>` — borrowed from private bytes, copied (then checked) out of
-/// [shared](Bytes::Shared) ones. Decoding a view costs O(fields) plus the
-/// bytes of strings read from shared memory, independent of array sizes.
+/// [`ViewStr`](crate::ViewStr)s — borrowed from private bytes, copied (then
+/// checked) out of [shared](Bytes::Shared) ones, inline when short. Decoding
+/// a view costs O(fields) plus the bytes of strings read from shared memory,
+/// independent of array sizes.
 pub trait MessageView<'a>: Sized + std::fmt::Debug {
     /// The owned message this is a view of.
     type Owned: Message;

@@ -16,6 +16,7 @@ use crate::bytes::Bytes;
 use crate::error::CdrDecodeError;
 use crate::primitive::{Endian, Primitive};
 use crate::view::PrimSeq;
+use crate::view_str::ViewStr;
 
 /// How deep nested messages may go before decoding stops (dynamic decoders
 /// and JSON share it; typed messages are bounded by their definitions).
@@ -170,6 +171,29 @@ impl<'a> CdrReader<'a> {
                 String::from_utf8(copy)
                     .map(Cow::Owned)
                     .map_err(|_| CdrDecodeError::InvalidUtf8 { offset })
+            }
+        }
+    }
+
+    /// Reads a string for a message view: borrowed from private bytes,
+    /// copied out of shared ones — into the value itself when short enough
+    /// ([`ViewStr::INLINE`]), so that no allocation is made.
+    pub fn read_view_str(&mut self) -> Result<ViewStr<'a>, CdrDecodeError> {
+        let len = self.read_count(1)?;
+        let offset = self.pos;
+        let invalid = CdrDecodeError::InvalidUtf8 { offset };
+        match self.take(len)? {
+            Bytes::Private(bytes) => std::str::from_utf8(strip_nul(bytes))
+                .map(ViewStr::borrowed)
+                .map_err(|_| invalid),
+            shared @ Bytes::Shared(_) if len <= ViewStr::INLINE + 1 => {
+                let mut buf = [0u8; ViewStr::INLINE + 1];
+                shared.copy_to_slice(&mut buf[..len]);
+                ViewStr::from_copy(strip_nul(&buf[..len])).ok_or(invalid)
+            }
+            shared @ Bytes::Shared(_) => {
+                let copy = shared.to_vec();
+                ViewStr::from_copy(strip_nul(&copy)).ok_or(invalid)
             }
         }
     }

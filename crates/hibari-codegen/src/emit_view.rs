@@ -1,8 +1,9 @@
 //! Emits the zero-copy view of a message: `ImageView<'a>` borrows primitive
 //! arrays from the encoded bytes as `PrimSeq` (which never promises the bytes
 //! are immutable: they may be a publisher's shared-memory chunk) and strings
-//! as `Cow<'a, str>` (borrowed from private bytes, copied then checked out of
-//! shared ones), so decoding it costs O(fields) plus shared strings' bytes.
+//! as `ViewStr<'a>` (borrowed from private bytes, copied then checked out of
+//! shared ones, inline when short), so decoding it costs O(fields) plus
+//! shared strings' bytes.
 
 use std::fmt::Write;
 
@@ -96,7 +97,7 @@ fn view_decode_expr(ty: &FieldType, cx: &Context<'_>) -> String {
                 _ => format!("r.read_prim_seq_counted::<{p}>()?"),
             };
         }
-        BaseType::String { .. } => "r.read_str()?".to_owned(),
+        BaseType::String { .. } => "r.read_view_str()?".to_owned(),
         BaseType::Named(n) => format!(
             "<{}View<'a> as ::hibari_cdr::MessageView<'a>>::decode_view_fields(r)?",
             cx.type_path(n)

@@ -48,7 +48,7 @@ pub fn element_type(base: &BaseType, paths: &dyn PathResolver, view: bool) -> St
         BaseType::Primitive(p) => prim_rust(*p).to_owned(),
         BaseType::String { .. } | BaseType::WString { .. } => {
             if view {
-                "::std::borrow::Cow<'a, str>".to_owned()
+                "::hibari_cdr::ViewStr<'a>".to_owned()
             } else {
                 "::std::string::String".to_owned()
             }

@@ -36,6 +36,7 @@ hibari_transport::conformance_subset! {
         keep_last_overflow_drops_the_oldest_and_counts_the_loss,
         keep_all_keeps_every_sample_up_to_its_limit,
         every_sample_a_reliable_reader_took_is_acknowledged,
+        a_sent_loan_arrives_and_a_dropped_one_goes_back,
         a_transient_local_late_joiner_gets_the_last_n_samples,
         a_volatile_late_joiner_gets_no_earlier_samples,
         expired_samples_are_never_taken,

@@ -115,6 +115,16 @@
 //!   (x86-64, AArch64 and the other 64-bit targets `core::sync::atomic`
 //!   lists), as peers' memory is mapped read-only.
 //!
+//! # Where `unsafe` is, and why
+//!
+//! Shared memory is outside what safe Rust can express, so this crate uses
+//! `unsafe`, each block with a `// SAFETY:` comment: `sys` (`mmap`, and
+//! shared memory read as `AtomicUsize` words), `layout` (the rings' atomics
+//! in a mapping), `pool` (a chunk's bytes), `writer` (a loan's `&mut [u8]`
+//! into its chunk, and the transport contract's `WriterLoan::new`) and
+//! `held` (the slot table that hands taken samples out without allocating,
+//! and the contract's `CdrBytes::from_slot`).
+//!
 //! # Tests
 //!
 //! Besides unit tests, the transport conformance suite (`tests/conformance.rs`),
@@ -149,6 +159,8 @@ mod discovery;
 pub mod eventfd;
 #[cfg(not(loom))]
 mod handshake;
+#[cfg(not(loom))]
+mod held;
 #[cfg(not(loom))]
 mod layout;
 #[cfg(not(loom))]

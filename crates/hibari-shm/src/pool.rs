@@ -41,6 +41,27 @@ pub(crate) struct Chunk {
     pub index: u32,
 }
 
+const _: () = assert!(
+    (MAX_SEGMENTS as u64) << 32 < 1 << hibari_transport::TICKET_BITS,
+    "a chunk's ticket fits in the transport contract's ticket bits"
+);
+
+impl Chunk {
+    /// The chunk as a loan's ticket (`seg < MAX_SEGMENTS` keeps it within
+    /// the contract's 56 bits).
+    pub fn ticket(self) -> u64 {
+        (u64::from(self.seg) << 32) | u64::from(self.index)
+    }
+
+    /// The chunk a ticket from [`ticket`](Chunk::ticket) names.
+    pub fn from_ticket(ticket: u64) -> Chunk {
+        Chunk {
+            seg: (ticket >> 32) as u32,
+            index: ticket as u32,
+        }
+    }
+}
+
 /// Why no chunk could be had.
 #[derive(Debug, Error)]
 pub(crate) enum AllocError {

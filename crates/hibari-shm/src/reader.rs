@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use hibari_transport::{
-    now_ns, CdrBytes, Endpoint, EndpointEvent, EndpointId, EndpointSpec, EndpointStatus, NodeInfo,
-    Notify, Payload, Reader, Sample, SampleInfo,
+    now_ns, Endpoint, EndpointEvent, EndpointId, EndpointSpec, EndpointStatus, NodeInfo, Notify,
+    Payload, Reader, Sample, SampleInfo,
 };
 
 use crate::core::{Core, Handle};
@@ -272,7 +272,7 @@ impl ReaderShared {
                 lost_before: std::mem::take(&mut state.pending_lost),
             };
             let sample = Sample {
-                payload: Payload::Serialized(CdrBytes::shared(Arc::new(held))),
+                payload: Payload::Serialized(held),
                 info,
             };
             return (Some(sample), broken);

@@ -1,4 +1,4 @@
-//! The reader's end of one link, and the zero-copy sample guard.
+//! The reader's end of one link (a taken sample's guard is in `held`).
 //!
 //! A taken sample is a view of the writer's chunk, in a segment mapped
 //! read-only. The guard holds the mapping (so it stays valid even after the
@@ -12,7 +12,7 @@
 //! descriptor is used only if its bytes lie inside that mapping. A hostile
 //! writer can make a reader see garbage bytes, never read outside a mapping.
 //! The writer keeps write access to a chunk it lent, so a sample's bytes are
-//! never handed out as `&[u8]`: they are [`SharedBytes`], read by `Relaxed`
+//! never handed out as `&[u8]`: they are `SharedBytes`, read by `Relaxed`
 //! word loads, and decoders copy each value out before checking it.
 
 use std::os::fd::{AsFd, OwnedFd};
@@ -20,10 +20,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, Weak};
 
-use hibari_cdr::SharedBytes;
-use hibari_transport::{EndpointId, SharedBuffer};
+use hibari_transport::{CdrBytes, EndpointId};
 
 use crate::core::{Core, PeerKey};
+use crate::held::{hold, HeldSlots};
 use crate::layout::Rings;
 use crate::pool::MAX_SEGMENTS;
 use crate::proto::Msg;
@@ -66,6 +66,8 @@ pub(crate) struct ReaderLink {
     /// The writer's eventfd, signalled when it waits for room or chunks.
     room: OwnedFd,
     core: Weak<Core>,
+    /// Slots for taken samples (see `held`).
+    pub(crate) held: HeldSlots,
 }
 
 impl ReaderLink {
@@ -130,32 +132,6 @@ impl Drop for ReaderLink {
     }
 }
 
-/// A taken sample's bytes: a read-only view of the writer's chunk, which the
-/// writer could still change.
-pub(crate) struct Held {
-    map: Arc<Mapping>,
-    offset: usize,
-    len: usize,
-    link: Arc<ReaderLink>,
-    pos: u64,
-}
-
-impl SharedBuffer for Held {
-    fn bytes(&self) -> SharedBytes<'_> {
-        // The range was checked against the mapping when the sample was
-        // taken, so this is never the empty fallback.
-        self.map
-            .shared_bytes(self.offset, self.len)
-            .unwrap_or(SharedBytes::empty())
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        self.link.release(self.pos);
-    }
-}
-
 /// The reader's private state of a link (under the reader's lock).
 pub(crate) struct LinkState {
     pub link: Arc<ReaderLink>,
@@ -204,6 +180,7 @@ impl LinkState {
                 overflowing: AtomicBool::new(false),
                 room,
                 core,
+                held: HeldSlots::new(),
             }),
             consumer,
             segments: Vec::new(),
@@ -264,7 +241,7 @@ impl LinkState {
 
     /// The bytes `desc` points at, checked against the segment (mapped on
     /// first use); `None` if they are not inside it.
-    pub fn resolve(&mut self, pos: u64, desc: &Desc) -> Option<Held> {
+    pub fn resolve(&mut self, pos: u64, desc: &Desc) -> Option<CdrBytes> {
         let seg = usize::try_from(desc.seg)
             .ok()
             .filter(|&s| s < MAX_SEGMENTS)?;
@@ -277,13 +254,7 @@ impl LinkState {
         if offset.checked_add(len)? > map.len() {
             return None;
         }
-        Some(Held {
-            map: map.clone(),
-            offset,
-            len,
-            link: self.link.clone(),
-            pos,
-        })
+        Some(hold(&self.link, map, offset, len, pos))
     }
 
     /// Maps the segments the writer announced, until `want` is among them.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use hibari_cdr::CdrEncodeError;
 use hibari_transport::{
-    Endpoint, EndpointEvent, EndpointId, EndpointSpec, EndpointStatus, Notify, Payload, WhenFull,
-    WriteError, Writer,
+    Endpoint, EndpointEvent, EndpointId, EndpointSpec, EndpointStatus, LentSendError, Notify,
+    Payload, Ticket, WhenFull, WriteError, Writer, WriterLoan,
 };
 use thiserror::Error;
 
@@ -112,8 +112,23 @@ impl<'a> Loan<'a> {
     /// Publishes only the first `len` bytes (a message shorter than loaned).
     pub fn send_prefix(mut self, len: usize) -> Result<(), SendError<'a>> {
         let len = len.min(self.len);
-        let w = &self.writer.shared;
         let chunk = self.chunk.expect("an unsent loan holds its chunk");
+        match self.writer.send_chunk(chunk, len) {
+            Ok(()) => {
+                self.chunk = None;
+                Ok(())
+            }
+            Err(reason) => Err(SendError { loan: self, reason }),
+        }
+    }
+}
+
+impl ShmWriter {
+    /// Sends the first `len` bytes of `chunk`, lent by this writer; on
+    /// success the chunk is no longer lent (readers and the history hold
+    /// it), on failure it still is.
+    fn send_chunk(&self, chunk: Chunk, len: usize) -> Result<(), WriteError> {
+        let w = &self.shared;
         let mut fx = Effects::default();
         let mut wait = Wait::new(w.when_full);
         let mut p = lock(&w.publish);
@@ -126,14 +141,10 @@ impl<'a> Loan<'a> {
         };
         if sent.is_ok() {
             p.pool.release(chunk);
-            self.chunk = None;
         }
         drop(p);
         fx.run(&w.core);
-        sent.map_err(|r| {
-            let reason = refusal(r, Payload::Serialized(Vec::new().into()), w.when_full);
-            SendError { loan: self, reason }
-        })
+        sent.map_err(|r| refusal(r, Payload::Serialized(Vec::new().into()), w.when_full))
     }
 }
 
@@ -253,32 +264,12 @@ impl Endpoint for ShmWriter {
     }
 }
 
-impl hibari_transport::WriterLoan for Loan<'_> {
-    fn send<'b>(
-        self: Box<Self>,
-        len: usize,
-    ) -> Result<(), hibari_transport::WriterLoanSendError<'b>>
-    where
-        Self: 'b,
-    {
-        (*self)
-            .send_prefix(len)
-            .map_err(|e| hibari_transport::WriterLoanSendError {
-                loan: Some(Box::new(e.loan)),
-                reason: e.reason,
-            })
-    }
-}
-
 impl Writer for ShmWriter {
     /// Lends shared memory only when a reader in another process (or a
     /// transient-local history) will read it: otherwise `None`, so a caller
     /// combining transports fills a buffer its in-process readers share
     /// without a copy. (The concrete [`ShmWriter::loan`] always lends.)
-    fn loan(
-        &self,
-        len: usize,
-    ) -> Option<Result<Box<dyn hibari_transport::WriterLoan + '_>, WriteError>> {
+    fn loan(&self, len: usize) -> Option<Result<WriterLoan<'_>, WriteError>> {
         let w = &self.shared;
         let mut fx = Effects::default();
         let mut p = lock(&w.publish);
@@ -289,17 +280,36 @@ impl Writer for ShmWriter {
         if !needed {
             return None;
         }
-        Some(
-            self.loan_inner(len)
-                .map(|l| Box::new(l) as Box<dyn hibari_transport::WriterLoan + '_>)
-                .map_err(|r| {
-                    refusal(
-                        r,
-                        Payload::Serialized(Vec::new().into()),
-                        self.shared.when_full,
-                    )
-                }),
-        )
+        let mut loan = match self.loan_inner(len) {
+            Ok(loan) => loan,
+            Err(r) => {
+                let payload = Payload::Serialized(Vec::new().into());
+                return Some(Err(refusal(r, payload, w.when_full)));
+            }
+        };
+        let chunk = loan.chunk.take().expect("a new loan holds its chunk");
+        // SAFETY: `ptr`/`len` are the chunk's message bytes, valid for as
+        // long as this writer (borrowed for the loan's lifetime) keeps its
+        // pool, as in `Loan::deref_mut`; the chunk was just taken from the
+        // pool for this loan alone (`loan`, its chunk taken out, no longer
+        // gives it back), so this is the only slice of it in this process
+        // until `send_lent` or `give_back` ends the loan.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(loan.ptr, loan.len) };
+        // SAFETY: this writer lent `bytes` under the chunk's ticket, and its
+        // `send_lent`/`give_back` for that ticket act on that chunk alone;
+        // the pool lends the chunk again only once it is released.
+        Some(Ok(unsafe { WriterLoan::new(bytes, self, chunk.ticket()) }))
+    }
+
+    fn send_lent(&self, ticket: Ticket, bytes: &[u8]) -> Result<(), LentSendError> {
+        self.send_chunk(Chunk::from_ticket(ticket.get()), bytes.len())
+            .map_err(|reason| LentSendError { kept: true, reason })
+    }
+
+    fn give_back(&self, ticket: Ticket) {
+        lock(&self.shared.publish)
+            .pool
+            .release(Chunk::from_ticket(ticket.get()));
     }
 
     fn write(&self, payload: Payload) -> Result<(), WriteError> {

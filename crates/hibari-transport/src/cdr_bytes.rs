@@ -23,6 +23,7 @@ pub struct CdrBytes(Repr);
 enum Repr {
     Private(Arc<dyn AsRef<[u8]> + Send + Sync>),
     Shared(Arc<dyn SharedBuffer>),
+    Slot(SlotRef),
 }
 
 /// A transport's buffer in memory another process may write while this one
@@ -30,6 +31,42 @@ enum Repr {
 pub trait SharedBuffer: Send + Sync + 'static {
     /// The bytes, for `Relaxed` word reads only.
     fn bytes(&self) -> SharedBytes<'_>;
+}
+
+/// A transport's table of buffers in shared memory, each counted by hand
+/// (the transport's own reference count per slot) so that handing a sample
+/// out allocates nothing: the shared-memory reader's taken samples. Only
+/// the [`CdrBytes`] made by [`CdrBytes::from_slot`] call these, each
+/// holding one reference on its slot.
+pub trait SharedSlots: Send + Sync + 'static {
+    /// The bytes of `slot`, on which the caller holds a reference.
+    fn slot_bytes(&self, slot: u32) -> SharedBytes<'_>;
+    /// One more reference on `slot`, on which the caller holds one.
+    fn retain(&self, slot: u32);
+    /// Drops the caller's reference on `slot`; the last one frees it.
+    fn release(&self, slot: u32);
+}
+
+/// One reference on a slot of a [`SharedSlots`].
+struct SlotRef {
+    table: Arc<dyn SharedSlots>,
+    slot: u32,
+}
+
+impl Clone for SlotRef {
+    fn clone(&self) -> Self {
+        self.table.retain(self.slot);
+        SlotRef {
+            table: self.table.clone(),
+            slot: self.slot,
+        }
+    }
+}
+
+impl Drop for SlotRef {
+    fn drop(&mut self) {
+        self.table.release(self.slot);
+    }
 }
 
 impl CdrBytes {
@@ -43,11 +80,25 @@ impl CdrBytes {
         CdrBytes(Repr::Shared(buffer))
     }
 
+    /// Wraps one reference on `slot` of `table`, which this value then
+    /// owns (releases when dropped, retains when cloned).
+    ///
+    /// # Safety
+    ///
+    /// The caller holds a reference on `slot` that it hands over: `table`
+    /// counts it, and keeps the slot's bytes as they were handed out until
+    /// the last reference is released.
+    #[allow(unsafe_code)]
+    pub unsafe fn from_slot(table: Arc<dyn SharedSlots>, slot: u32) -> Self {
+        CdrBytes(Repr::Slot(SlotRef { table, slot }))
+    }
+
     /// The bytes, to decode or copy.
     pub fn bytes(&self) -> Bytes<'_> {
         match &self.0 {
             Repr::Private(b) => Bytes::Private((**b).as_ref()),
             Repr::Shared(s) => Bytes::Shared(s.bytes()),
+            Repr::Slot(r) => Bytes::Shared(r.table.slot_bytes(r.slot)),
         }
     }
 
@@ -55,13 +106,13 @@ impl CdrBytes {
     pub fn as_private(&self) -> Option<&[u8]> {
         match &self.0 {
             Repr::Private(b) => Some((**b).as_ref()),
-            Repr::Shared(_) => None,
+            Repr::Shared(_) | Repr::Slot(_) => None,
         }
     }
 
     /// Whether the bytes are in memory another process may change.
     pub fn is_shared(&self) -> bool {
-        matches!(self.0, Repr::Shared(_))
+        matches!(self.0, Repr::Shared(_) | Repr::Slot(_))
     }
 
     /// The address of the first byte (for handing read-only memory to
@@ -70,6 +121,7 @@ impl CdrBytes {
         match &self.0 {
             Repr::Private(b) => (**b).as_ref().as_ptr(),
             Repr::Shared(s) => s.bytes().as_ptr(),
+            Repr::Slot(r) => r.table.slot_bytes(r.slot).as_ptr(),
         }
     }
 

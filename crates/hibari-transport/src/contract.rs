@@ -11,6 +11,7 @@ use thiserror::Error;
 
 use crate::compat::QosIncompatibility;
 use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
+use crate::loan::{LentSendError, Ticket, WriterLoan};
 use crate::payload::{Payload, TypeAdapter};
 use crate::qos::QosProfile;
 use crate::sample::{EndpointId, SampleInfo};
@@ -395,9 +396,25 @@ pub trait Writer: Endpoint {
     /// [`send`](WriterLoan::send) them without a copy. `None` when the
     /// transport has no memory of its own to lend (the default): write a
     /// [`Payload`] instead.
-    fn loan(&self, len: usize) -> Option<Result<Box<dyn WriterLoan + '_>, WriteError>> {
+    fn loan(&self, len: usize) -> Option<Result<WriterLoan<'_>, WriteError>> {
         let _ = len;
         None
+    }
+
+    /// Sends `bytes`, the first bytes of the memory this writer lent under
+    /// `ticket` ([`WriterLoan::send`] calls it, once per loan). On failure
+    /// the memory stays lent when nothing went out (`kept`). A writer that
+    /// lends nothing is never called: a lender overrides this with
+    /// [`loan`](Writer::loan) and [`give_back`](Writer::give_back).
+    fn send_lent(&self, ticket: Ticket, bytes: &[u8]) -> Result<(), LentSendError> {
+        let _ = (ticket, bytes);
+        unreachable!("a writer that lends memory implements send_lent with loan")
+    }
+
+    /// Takes back the memory lent under `ticket`, unsent (a dropped
+    /// [`WriterLoan`] calls it). The default has nothing to take back.
+    fn give_back(&self, ticket: Ticket) {
+        let _ = ticket;
     }
 
     /// Waits until every matched reliable reader has acknowledged every
@@ -410,42 +427,6 @@ pub trait Writer: Endpoint {
     fn wait_for_all_acked(&self, timeout: Duration) -> bool {
         let _ = timeout;
         true
-    }
-}
-
-/// Memory lent by a [`Writer::loan`]: the bytes to fill (it derefs to
-/// `[u8]`), sent by [`send`](WriterLoan::send) or given back when dropped.
-pub trait WriterLoan: std::ops::DerefMut<Target = [u8]> + Send {
-    /// Sends the first `len` bytes to every matched reader, without a copy.
-    /// On failure the loan comes back, unsent and its bytes as they were,
-    /// when the transport still holds it (tokio's `SendError<T>`).
-    fn send<'a>(self: Box<Self>, len: usize) -> Result<(), WriterLoanSendError<'a>>
-    where
-        Self: 'a;
-}
-
-/// Why a [`WriterLoan`] was not sent, and the loan itself when it is still
-/// unsent (to fill again, retry or drop).
-pub struct WriterLoanSendError<'a> {
-    /// The loan, unsent; `None` once some of its bytes went out (a
-    /// combined transport that reached one member but not another).
-    pub loan: Option<Box<dyn WriterLoan + 'a>>,
-    /// Why it was not sent.
-    pub reason: WriteError,
-}
-
-impl std::fmt::Debug for WriterLoanSendError<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WriterLoanSendError")
-            .field("loan_returned", &self.loan.is_some())
-            .field("reason", &self.reason)
-            .finish()
-    }
-}
-
-impl From<WriterLoanSendError<'_>> for WriteError {
-    fn from(e: WriterLoanSendError<'_>) -> Self {
-        e.reason
     }
 }
 

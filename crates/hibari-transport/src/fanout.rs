@@ -9,8 +9,8 @@ use crate::contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus, Notify,
     Reader, ReaderOptions, Sample, Transport, WriteError, Writer, WriterOptions,
 };
-use crate::contract::{WriterLoan, WriterLoanSendError};
 use crate::graph::{GraphSnapshot, GraphToken, NodeInfo};
+use crate::loan::{member_ticket, LentSendError, Ticket, WriterLoan};
 use crate::payload::Payload;
 use crate::sample::EndpointId;
 
@@ -182,17 +182,39 @@ impl Writer for FanoutWriter {
     /// The first member that lends memory lends it; when sent, the other
     /// members' readers (in-process ones) get a copy of the bytes, made only
     /// if one of them is matched or keeps a history.
-    fn loan(&self, len: usize) -> Option<Result<Box<dyn WriterLoan + '_>, WriteError>> {
+    fn loan(&self, len: usize) -> Option<Result<WriterLoan<'_>, WriteError>> {
         self.members.iter().enumerate().find_map(|(i, m)| {
             let lent = m.loan(len)?;
-            Some(lent.map(|inner| {
-                Box::new(FanoutLoan {
-                    inner,
-                    members: &self.members,
-                    lender: i,
-                }) as Box<dyn WriterLoan + '_>
-            }))
+            let member = u8::try_from(i).expect("a fanout has at most 256 members");
+            Some(lent.map(|inner| inner.relend(self, member)))
         })
+    }
+
+    fn send_lent(&self, ticket: Ticket, bytes: &[u8]) -> Result<(), LentSendError> {
+        let (lender, ticket) = member_ticket(ticket);
+        let wanted = others(&self.members, lender).any(|w| {
+            w.matched_count() > 0
+                || w.spec().qos.durability == crate::qos::Durability::TransientLocal
+        });
+        // Copied before the lender sends: once sent, the lender may lend
+        // the memory again as soon as its readers let it go.
+        let copy: Option<CdrBytes> = wanted.then(|| bytes.to_vec().into());
+        self.members[lender].send_lent(ticket, bytes)?;
+        if let Some(bytes) = copy {
+            for w in others(&self.members, lender) {
+                w.write(Payload::Serialized(bytes.clone()))
+                    .map_err(|reason| LentSendError {
+                        kept: false,
+                        reason,
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn give_back(&self, ticket: Ticket) {
+        let (lender, ticket) = member_ticket(ticket);
+        self.members[lender].give_back(ticket);
     }
 
     /// Every member within the one `timeout`.
@@ -216,13 +238,6 @@ impl Writer for FanoutWriter {
     }
 }
 
-struct FanoutLoan<'a> {
-    inner: Box<dyn WriterLoan + 'a>,
-    /// The fanout's members; `members[lender]` lent `inner`.
-    members: &'a [Box<dyn Writer>],
-    lender: usize,
-}
-
 /// The members other than the lender (no list is built: a loan's path
 /// stays free of allocations).
 fn others(members: &[Box<dyn Writer>], lender: usize) -> impl Iterator<Item = &dyn Writer> {
@@ -231,58 +246,6 @@ fn others(members: &[Box<dyn Writer>], lender: usize) -> impl Iterator<Item = &d
         .enumerate()
         .filter(move |(j, _)| *j != lender)
         .map(|(_, w)| &**w)
-}
-
-impl std::ops::Deref for FanoutLoan<'_> {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.inner
-    }
-}
-
-impl std::ops::DerefMut for FanoutLoan<'_> {
-    fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.inner
-    }
-}
-
-impl WriterLoan for FanoutLoan<'_> {
-    fn send<'b>(self: Box<Self>, len: usize) -> Result<(), WriterLoanSendError<'b>>
-    where
-        Self: 'b,
-    {
-        let FanoutLoan {
-            inner,
-            members,
-            lender,
-        } = *self;
-        let wanted = others(members, lender).any(|w| {
-            w.matched_count() > 0
-                || w.spec().qos.durability == crate::qos::Durability::TransientLocal
-        });
-        let copy: Option<CdrBytes> = wanted.then(|| inner[..len.min(inner.len())].to_vec().into());
-        if let Err(e) = inner.send(len) {
-            // Nothing went out: the loan comes back whole.
-            let loan = e.loan.map(|inner| {
-                Box::new(FanoutLoan {
-                    inner,
-                    members,
-                    lender,
-                }) as Box<dyn WriterLoan + 'b>
-            });
-            return Err(WriterLoanSendError {
-                loan,
-                reason: e.reason,
-            });
-        }
-        if let Some(bytes) = copy {
-            for w in others(members, lender) {
-                w.write(Payload::Serialized(bytes.clone()))
-                    .map_err(|reason| WriterLoanSendError { loan: None, reason })?;
-            }
-        }
-        Ok(())
-    }
 }
 
 struct FanoutReader {

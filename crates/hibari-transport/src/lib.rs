@@ -72,13 +72,19 @@
 //! }
 //! ```
 #![warn(missing_docs)]
-#![forbid(unsafe_code)]
+// `unsafe` here: only the declarations of two `unsafe fn`s whose callers (a
+// transport's own code) promise what soundness rests on — `WriterLoan::new`
+// (the lent bytes are the lender's under that ticket; see the `loan`
+// module) and `CdrBytes::from_slot` (the caller hands over a counted
+// reference on a shared-memory slot); no `unsafe` block.
+#![deny(unsafe_code)]
 
 mod cdr_bytes;
 mod compat;
 mod contract;
 mod fanout;
 mod graph;
+mod loan;
 mod payload;
 mod qos;
 mod rmw;
@@ -87,15 +93,16 @@ mod sample;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
-pub use cdr_bytes::{CdrBytes, SharedBuffer};
+pub use cdr_bytes::{CdrBytes, SharedBuffer, SharedSlots};
 pub use compat::{check_compatibility, QosIncompatibility, QosMismatch, QosPolicyKind};
 pub use contract::{
     DomainId, Endpoint, EndpointCreateError, EndpointEvent, EndpointSpec, EndpointStatus,
     Incompatibility, Notify, Reader, ReaderOptions, ResourceLimits, Sample, Transport, WhenFull,
-    WriteError, Writer, WriterLoan, WriterLoanSendError, WriterOptions,
+    WriteError, Writer, WriterOptions,
 };
 pub use fanout::Fanout;
 pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};
+pub use loan::{LentSendError, Ticket, WriterLoan, WriterLoanSendError, TICKET_BITS};
 pub use payload::{LocalSample, Payload, PayloadError, Shared, TypeAdapter};
 pub use qos::{Durability, History, Liveliness, QosProfile, Reliability};
 pub use rmw::{RmwQosProfile, RmwTime, RMW_DURATION_INFINITE};

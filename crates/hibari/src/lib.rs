@@ -216,7 +216,7 @@ pub mod cdr {
     pub use hibari_cdr::{
         check_bound, check_fixed, Action, Bytes, CdrDecodeError, CdrEncodeError, CdrReader,
         CdrSink, CdrWriter, CountSink, Endian, HasView, Message, MessageView, PrimSeq, Primitive,
-        Service, SharedBytes, SliceSink, TypeVisitor, HEADER_LE, MAX_DEPTH, WORD,
+        Service, SharedBytes, SliceSink, TypeVisitor, ViewStr, HEADER_LE, MAX_DEPTH, WORD,
     };
 }
 

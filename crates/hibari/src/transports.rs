@@ -48,9 +48,10 @@ pub use hibari_shm::ShmTransport;
 /// below the API ([`Context::transport`](crate::Context::transport)): the
 /// trait and every type its methods name.
 pub use hibari_transport::{
-    now_ns, Endpoint, EndpointEvent, EndpointSpec, EndpointStatus, Fanout, GraphToken, LocalSample,
-    Notify, Payload, Reader, ReaderOptions, ResourceLimits, Sample, SharedBuffer, Transport,
-    WhenFull, Writer, WriterLoan, WriterOptions,
+    now_ns, Endpoint, EndpointEvent, EndpointSpec, EndpointStatus, Fanout, GraphToken,
+    LentSendError, LocalSample, Notify, Payload, Reader, ReaderOptions, ResourceLimits, Sample,
+    SharedBuffer, Ticket, Transport, WhenFull, Writer, WriterLoan, WriterLoanSendError,
+    WriterOptions,
 };
 
 /// The environment variable that restricts the transports (`inproc`, `shm`,

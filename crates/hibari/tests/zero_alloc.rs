@@ -30,10 +30,30 @@ use hibari::{Context, QosProfile, SingleThreadedExecutor};
 use hibari_testkit::TestDomain;
 
 const CHILD: &str = "HIBARI_TEST_CHILD";
+/// Set, the first counted allocations print their backtraces.
+const TRACE: &str = "HIBARI_ZERO_ALLOC_TRACE";
 const TOPIC: &str = "/zero_alloc/image";
 /// Samples sent before counting starts, and counted samples.
 const WARMUP: u64 = 200;
 const MEASURED: u64 = 1000;
+/// The first warm-up samples go out back to back: the subscriber falls
+/// behind, so the publisher's memory (shared-memory chunks, its books of
+/// them) grows to the most a keep-last(`DEPTH`) subscriber can make it
+/// hold, which the paced, counted samples then never exceed. Some of the
+/// burst may be overwritten before they are taken (keep-last): the
+/// subscriber counts by sequence number, not by samples taken.
+const BURST: u64 = 64;
+const DEPTH: usize = 16;
+/// Allocations allowed on each side over the counted samples, none of them
+/// per message: should a subscriber stall longer than the burst made it
+/// (a loaded machine), the publisher's memory grows once more — a new
+/// segment (its memfd's name, the mapping, the socket message announcing
+/// it: 5 allocations measured) and its books of chunks — and the
+/// subscriber maps that segment (2). A message-by-message allocation makes
+/// 1 000 or more.
+const GROWTH: u64 = 12;
+/// The last sample's sequence number.
+const LAST: u64 = WARMUP + MEASURED;
 /// A 640x480 rgb8 frame (E1's image).
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 480;
@@ -50,6 +70,14 @@ fn note_alloc() {
     let _ = ON.try_with(|on| {
         if on.get() {
             let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+            // What allocated: the first few counted allocations' backtraces
+            // with `HIBARI_ZERO_ALLOC_TRACE` set (counting is off meanwhile:
+            // reading the variable and printing allocate).
+            on.set(false);
+            if COUNT.with(Cell::get) <= 8 && std::env::var_os(TRACE).is_some() {
+                eprintln!("ALLOC\n{}", std::backtrace::Backtrace::force_capture());
+            }
+            on.set(true);
         }
     });
 }
@@ -114,9 +142,9 @@ impl Drop for Kill {
     }
 }
 
-/// The publisher process: warm-up sends, then counted ones, paced so that a
-/// keep-last history never has to drop; prints `ALLOCS n` for the counted
-/// sends. A helper the test runs, not a test of its own.
+/// The publisher process: warm-up sends (a burst, then paced), then counted
+/// ones, paced so that a keep-last history never has to drop; prints
+/// `ALLOCS n` for the counted sends. A helper the test runs, not a test of its own.
 #[test]
 #[ignore = "the publisher process of this file's test, run by it"]
 fn child() {
@@ -128,7 +156,7 @@ fn child() {
     let ctx = Context::new().unwrap();
     let node = ctx.create_node("zero_alloc_pub").unwrap();
     let p = node
-        .create_publisher::<Image>(TOPIC, QosProfile::default().reliable().keep_last(16))
+        .create_publisher::<Image>(TOPIC, QosProfile::default().reliable().keep_last(DEPTH))
         .unwrap();
     assert!(p.wait_for_subscribers(1, Duration::from_secs(20)));
     let header = header();
@@ -150,7 +178,9 @@ fn child() {
             loan[hole].fill(i as u8);
             loan.send().unwrap();
         }
-        std::thread::sleep(Duration::from_micros(500));
+        if i >= BURST {
+            std::thread::sleep(Duration::from_micros(500));
+        }
         if i + 1 == WARMUP + MEASURED {
             counted = stop_counting();
         }
@@ -160,43 +190,41 @@ fn child() {
     std::thread::sleep(Duration::from_secs(60));
 }
 
-/// Not met yet (issue 16). Measured 5 allocations per message sending and
-/// about 7 taking; after this test's first fixes (the hole's field name kept
-/// inline, `FanoutLoan` without a list of the other writers, the executor's
-/// poll sets on the stack) 2 sending and 4 taking (`(2000, 4000)`).
-/// Backtraces taken in this allocator name what is left: sending, the two
-/// `Box<dyn WriterLoan>` of the transport contract's `Writer::loan` (the
-/// shared-memory loan and the fanout's around it); taking, the view's two
-/// strings (`header.frame_id`, `encoding`: `CdrReader::read_str` copies them
-/// out of shared memory into `String`s), `Arc<Held>` in the shared-memory
-/// reader's `take`, and while the publisher's pool still grows, the new
-/// segment's `Arc<Mapping>` and the socket message that announces it.
+/// The loan path: `loan_message` → fill → `send` in the publisher, a view
+/// callback run by the executor in the subscriber. What made it allocate
+/// before, and what took it away (issue 16): the transport contract's loan
+/// was two `Box<dyn WriterLoan>` (now a plain `WriterLoan` value and a
+/// ticket); each taken sample was an `Arc` guard (now a slot of the link's
+/// table, counted by hand); the view's strings (`header.frame_id`,
+/// `encoding`) were `String`s copied out of shared memory (now `ViewStr`,
+/// inline up to 30 bytes). Backtraces of what allocates, should it come
+/// back: set `HIBARI_ZERO_ALLOC_TRACE`.
 #[test]
-#[ignore = "issue 16: the hot path still allocates (2 per message sending, 4 taking); see the doc comment"]
 fn loan_send_and_view_take_make_no_allocation_per_message_between_processes() {
     let reserved = TestDomain::reserve();
     let ctx = Context::with_domain(reserved.id());
     let node = ctx.create_node("zero_alloc_sub").unwrap();
-    let received = Arc::new(AtomicU64::new(0));
+    let latest = Arc::new(AtomicU64::new(0));
     let bad = Arc::new(AtomicU64::new(0));
-    let (r, b) = (received.clone(), bad.clone());
+    let (l, b) = (latest.clone(), bad.clone());
     let _sub = node
         .create_view_subscription::<Image, _>(
             TOPIC,
-            QosProfile::default().reliable().keep_last(16),
+            QosProfile::default().reliable().keep_last(DEPTH),
             move |view, info| {
-                let n = r.fetch_add(1, Ordering::Relaxed) + 1;
-                // Every counted sample is checked where it lies, in place.
+                let before = l.swap(info.sequence, Ordering::Relaxed);
+                // Every sample is checked where it lies, in place.
                 let want = (info.sequence - 1) as u8;
                 let pixels = view.data.as_bytes();
                 let len = pixels.len();
                 if len != (WIDTH * HEIGHT * 3) as usize
                     || pixels.get(0) != Some(want)
                     || pixels.get(len - 1) != Some(want)
+                    || view.encoding != "rgb8"
                 {
                     b.fetch_add(1, Ordering::Relaxed);
                 }
-                if n == WARMUP {
+                if before < WARMUP && info.sequence >= WARMUP {
                     start_counting();
                 }
             },
@@ -206,17 +234,17 @@ fn loan_send_and_view_take_make_no_allocation_per_message_between_processes() {
     let exec = SingleThreadedExecutor::new();
     exec.add_node(&node).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while received.load(Ordering::Relaxed) < WARMUP + MEASURED && Instant::now() < deadline {
+    while latest.load(Ordering::Relaxed) < LAST && Instant::now() < deadline {
         exec.spin_once(Duration::from_millis(100));
     }
     let taking = stop_counting();
-    assert_eq!(received.load(Ordering::Relaxed), WARMUP + MEASURED);
+    assert_eq!(latest.load(Ordering::Relaxed), LAST, "the last sample came");
     assert_eq!(bad.load(Ordering::Relaxed), 0, "samples not as sent");
     let sending = sent_allocations(child);
-    assert_eq!(
-        (sending, taking),
-        (0, 0),
-        "allocations over {MEASURED} messages: (loan + send, executor + view take)"
+    assert!(
+        sending <= GROWTH && taking <= GROWTH,
+        "allocations over {MEASURED} messages: {:?} (loan + send, executor + view take), more than the {GROWTH} of memory growth",
+        (sending, taking)
     );
 }
 
@@ -247,47 +275,42 @@ fn sent_allocations(mut child: Kill) -> u64 {
 
 /// A reused message both ways: `publish_ref` of one `Image` the publisher
 /// refills, `take_into` one `Image` the subscriber keeps (polled on this
-/// thread, no executor). Not met yet: measured `(2000, 1000)`, 2
-/// allocations per message sending (the same two `Box<dyn WriterLoan>` as the
-/// loan path: `publish_ref` encodes into a loan) and 1 taking (the
-/// shared-memory reader's `Arc<Held>`); the frame's own buffer is reused on
-/// both sides.
+/// thread, no executor); the frame's own buffer is reused on both sides.
 #[test]
-#[ignore = "issue 16: publish_ref and take_into still allocate (2 per message sending, 1 taking); see the doc comment"]
 fn publish_ref_and_take_into_make_no_allocation_per_message_between_processes() {
     let reserved = TestDomain::reserve();
     let ctx = Context::with_domain(reserved.id());
     let node = ctx.create_node("zero_alloc_sub").unwrap();
-    let qos = QosProfile::default().reliable().keep_last(16);
+    let qos = QosProfile::default().reliable().keep_last(DEPTH);
     let sub = node
         .create_subscription(TOPIC, qos, |_: &Image| {})
         .unwrap();
     let child = publisher(&reserved, "reused");
     let mut kept = Image::default();
-    let (mut received, mut bad) = (0u64, 0u64);
+    let (mut latest, mut bad) = (0u64, 0u64);
     let deadline = Instant::now() + Duration::from_secs(60);
-    while received < WARMUP + MEASURED && Instant::now() < deadline {
+    while latest < LAST && Instant::now() < deadline {
         let Some(info) = sub.take_into(&mut kept) else {
             std::thread::sleep(Duration::from_micros(50));
             continue;
         };
-        received += 1;
+        let before = std::mem::replace(&mut latest, info.sequence);
         let want = (info.sequence - 1) as u8;
         let whole = kept.data.len() == (WIDTH * HEIGHT * 3) as usize;
         if !whole || kept.data.first() != Some(&want) || kept.data.last() != Some(&want) {
             bad += 1;
         }
-        if received == WARMUP {
+        if before < WARMUP && info.sequence >= WARMUP {
             start_counting();
         }
     }
     let taking = stop_counting();
-    assert_eq!(received, WARMUP + MEASURED);
+    assert_eq!(latest, LAST, "the last sample came");
     assert_eq!(bad, 0, "samples not as sent");
     let sending = sent_allocations(child);
-    assert_eq!(
-        (sending, taking),
-        (0, 0),
-        "allocations over {MEASURED} messages: (publish_ref, take_into)"
+    assert!(
+        sending <= GROWTH && taking <= GROWTH,
+        "allocations over {MEASURED} messages: {:?} (publish_ref, take_into), more than the {GROWTH} of memory growth",
+        (sending, taking)
     );
 }

@@ -21,6 +21,7 @@
 mod delivery;
 mod graph;
 mod history;
+mod loans;
 mod matching;
 mod probe;
 
@@ -31,6 +32,7 @@ use std::time::{Duration, Instant};
 pub use delivery::*;
 pub use graph::*;
 pub use history::*;
+pub use loans::*;
 pub use matching::*;
 pub use probe::Probe;
 
@@ -215,6 +217,7 @@ macro_rules! __hibari_conformance_checks {
             keep_last_overflow_drops_the_oldest_and_counts_the_loss,
             keep_all_keeps_every_sample_up_to_its_limit,
             every_sample_a_reliable_reader_took_is_acknowledged,
+            a_sent_loan_arrives_and_a_dropped_one_goes_back,
             best_effort_readers_never_block_the_writer,
             a_full_reliable_reader_makes_the_writer_fail_when_set_to_fail,
             a_full_reliable_reader_blocks_the_writer_until_it_takes,

@@ -314,7 +314,8 @@ impl Core {
         mut done: impl FnMut(bool) -> bool,
     ) -> bool {
         let mut in_a_row = 0u32;
-        let mut scratch = Vec::new();
+        let mut scratch = Scratch::take();
+        let scratch = &mut scratch.0;
         loop {
             if self.stopped(start) {
                 return false;
@@ -330,7 +331,7 @@ impl Core {
                 in_a_row += 1;
                 if in_a_row >= POLL_EVERY {
                     in_a_row = 0;
-                    self.poll_fds(&lists, None, &mut scratch);
+                    self.poll_fds(&lists, None, scratch);
                 }
                 continue;
             }
@@ -343,7 +344,7 @@ impl Core {
                 // A busy-polling subscription: never sleep (but look at
                 // watched descriptors, if any).
                 if !lists.watches.is_empty() {
-                    self.poll_fds(&lists, None, &mut scratch);
+                    self.poll_fds(&lists, None, scratch);
                 }
                 std::hint::spin_loop();
                 continue;
@@ -356,7 +357,30 @@ impl Core {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
-            self.poll_fds(&lists, Some((seen, wake_at)), &mut scratch);
+            self.poll_fds(&lists, Some((seen, wake_at)), scratch);
         }
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Vec<bool>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The poll's readiness flags, kept by each thread from one spin to the
+/// next: a `spin_once` per message would otherwise allocate them anew each
+/// time it sleeps (a spin inside a callback gets a fresh one).
+struct Scratch(Vec<bool>);
+
+impl Scratch {
+    fn take() -> Scratch {
+        Scratch(SCRATCH.with(std::cell::Cell::take))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let kept = std::mem::take(&mut self.0);
+        // A thread being torn down has no locals left: the flags just go.
+        let _ = SCRATCH.try_with(|s| s.set(kept));
     }
 }

@@ -24,9 +24,7 @@ use std::fmt;
 use std::ops::{Deref, DerefMut, Range};
 
 use hibari_cdr::{CdrEncodeError, Message};
-use hibari_transport::{
-    CdrBytes, Payload, TypeAdapter, WriteError, Writer, WriterLoan, WriterLoanSendError,
-};
+use hibari_transport::{CdrBytes, Payload, TypeAdapter, WriteError, Writer, WriterLoan};
 use thiserror::Error;
 
 use crate::events::monitor::EventMonitor;
@@ -69,21 +67,39 @@ pub enum PublishRefError {
 /// Bytes lent by a publisher: fill them (it derefs to `[u8]`), then
 /// [`send`](PublisherLoan::send). Dropped unsent, the memory goes back.
 pub struct PublisherLoan<'a> {
-    inner: Box<dyn WriterLoan + 'a>,
+    inner: Lent<'a>,
     len: usize,
     events: &'a EventMonitor,
+}
+
+/// The memory behind a [`PublisherLoan`].
+enum Lent<'a> {
+    /// The transport's own (shared memory).
+    Transport(WriterLoan<'a>),
+    /// A heap buffer standing in for it, sent as bytes to `writer` (no
+    /// transport lends memory: an isolated context).
+    Heap {
+        buf: Vec<u8>,
+        writer: &'a dyn Writer,
+    },
 }
 
 impl Deref for PublisherLoan<'_> {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.inner[..self.len]
+        match &self.inner {
+            Lent::Transport(l) => &l[..self.len],
+            Lent::Heap { buf, .. } => &buf[..self.len],
+        }
     }
 }
 
 impl DerefMut for PublisherLoan<'_> {
     fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.inner[..self.len]
+        match &mut self.inner {
+            Lent::Transport(l) => &mut l[..self.len],
+            Lent::Heap { buf, .. } => &mut buf[..self.len],
+        }
     }
 }
 
@@ -94,17 +110,65 @@ impl<'a> PublisherLoan<'a> {
     /// or drop.
     pub fn send(self) -> Result<(), LoanSendError<'a>> {
         let PublisherLoan { inner, len, events } = self;
-        match inner.send(len) {
-            Ok(()) => {
-                events.on_publish();
-                Ok(())
-            }
-            Err(e) => Err(LoanSendError {
-                loan: e.loan.map(|inner| PublisherLoan { inner, len, events }),
+        let sent = match inner {
+            Lent::Transport(l) => l.send(len).map_err(|e| LoanSendError {
+                loan: e.loan.map(|l| PublisherLoan {
+                    inner: Lent::Transport(l),
+                    len,
+                    events,
+                }),
                 reason: e.reason,
             }),
+            Lent::Heap { buf, writer } => {
+                send_heap(buf, len, writer).map_err(|(buf, reason)| LoanSendError {
+                    loan: buf.map(|buf| PublisherLoan {
+                        inner: Lent::Heap { buf, writer },
+                        len,
+                        events,
+                    }),
+                    reason,
+                })
+            }
+        };
+        if sent.is_ok() {
+            events.on_publish();
         }
+        sent
     }
+}
+
+/// Sends the first `len` bytes of a heap loan's buffer; refused, the buffer
+/// comes back as it was lent (when the transport handed the bytes back).
+fn send_heap(
+    mut buf: Vec<u8>,
+    len: usize,
+    writer: &dyn Writer,
+) -> Result<(), (Option<Vec<u8>>, WriteError)> {
+    let lent = buf.len();
+    buf.truncate(len);
+    writer
+        .write(Payload::Serialized(CdrBytes::from(buf)))
+        .map_err(|reason| match reason {
+            // The bytes come back with a refusal: so does the loan.
+            WriteError::Timeout {
+                payload: Payload::Serialized(bytes),
+                timeout,
+            } => {
+                let mut buf = bytes.to_vec();
+                buf.resize(lent, 0);
+                let payload = Payload::Serialized(CdrBytes::from(Vec::new()));
+                (Some(buf), WriteError::Timeout { payload, timeout })
+            }
+            WriteError::Full {
+                payload: Payload::Serialized(bytes),
+            } => {
+                let mut buf = bytes.to_vec();
+                buf.resize(lent, 0);
+                let payload = Payload::Serialized(CdrBytes::from(Vec::new()));
+                (Some(buf), WriteError::Full { payload })
+            }
+            reason => (None, reason),
+        })
 }
 
 /// Why [`PublisherLoan::send`] failed, with the loan when it is still unsent
@@ -145,84 +209,20 @@ impl fmt::Debug for LoanSendError<'_> {
     }
 }
 
-/// A heap buffer standing in for lent memory: sent as bytes.
-struct HeapLoan<'a> {
-    buf: Vec<u8>,
-    writer: &'a dyn Writer,
-}
-
-impl Deref for HeapLoan<'_> {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        &self.buf
-    }
-}
-
-impl DerefMut for HeapLoan<'_> {
-    fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.buf
-    }
-}
-
-impl WriterLoan for HeapLoan<'_> {
-    fn send<'b>(self: Box<Self>, len: usize) -> Result<(), WriterLoanSendError<'b>>
-    where
-        Self: 'b,
-    {
-        let HeapLoan { mut buf, writer } = *self;
-        let lent = buf.len();
-        buf.truncate(len);
-        writer
-            .write(Payload::Serialized(CdrBytes::from(buf)))
-            .map_err(|reason| match reason {
-                // The bytes come back with a refusal: so does the loan.
-                WriteError::Timeout {
-                    payload: Payload::Serialized(bytes),
-                    timeout,
-                } => {
-                    let mut buf = bytes.to_vec();
-                    buf.resize(lent, 0);
-                    let loan: Box<dyn WriterLoan + 'b> = Box::new(HeapLoan { buf, writer });
-                    WriterLoanSendError {
-                        loan: Some(loan),
-                        reason: WriteError::Timeout {
-                            payload: Payload::Serialized(CdrBytes::from(Vec::new())),
-                            timeout,
-                        },
-                    }
-                }
-                WriteError::Full {
-                    payload: Payload::Serialized(bytes),
-                } => {
-                    let mut buf = bytes.to_vec();
-                    buf.resize(lent, 0);
-                    let loan: Box<dyn WriterLoan + 'b> = Box::new(HeapLoan { buf, writer });
-                    WriterLoanSendError {
-                        loan: Some(loan),
-                        reason: WriteError::Full {
-                            payload: Payload::Serialized(CdrBytes::from(Vec::new())),
-                        },
-                    }
-                }
-                reason => WriterLoanSendError { loan: None, reason },
-            })
-    }
-}
-
 impl<A> Publisher<A> {
     /// Lends `len` bytes to write one message's CDR bytes (header included)
     /// in place; see [the module](crate::loan).
     pub fn loan(&self, len: usize) -> Result<PublisherLoan<'_>, LoanError> {
         let writer = &*self.shared.writer;
         let inner = match writer.loan(len) {
-            Some(lent) => lent.map_err(LoanError::Transport)?,
+            Some(lent) => Lent::Transport(lent.map_err(LoanError::Transport)?),
             None => {
                 let mut buf = Vec::new();
                 if u32::try_from(len).is_err() || buf.try_reserve_exact(len).is_err() {
                     return Err(LoanError::TooLarge { len });
                 }
                 buf.resize(len, 0);
-                Box::new(HeapLoan { buf, writer })
+                Lent::Heap { buf, writer }
             }
         };
         Ok(PublisherLoan {
