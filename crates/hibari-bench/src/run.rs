@@ -3,12 +3,13 @@
 //! in separate processes (each subscriber is this program re-executed with
 //! `--child`, shared-memory transport; `scale` runs up to 8 of them).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use hibari::{Context, SingleThreadedExecutor};
+use hibari_testkit::lines::LineChild;
 
 use crate::clock::Usage;
 use crate::workload::{publish, subscribe, Collector, Kind, Schedule};
@@ -206,52 +207,37 @@ fn child_err(e: &dyn std::fmt::Display) -> SeriesRunError {
     SeriesRunError::Child(e.to_string())
 }
 
-/// A subscriber process: killed when dropped before it reported.
-struct Child {
-    process: std::process::Child,
-    out: BufReader<std::process::ChildStdout>,
-}
+/// How long a subscriber process may take to say `ready`, and to report
+/// once told to stop: past these it failed (no bench run hangs on one).
+const READY_WITHIN: Duration = Duration::from_secs(30);
+const REPORT_WITHIN: Duration = Duration::from_secs(60);
+
+/// A subscriber process (killed when dropped): started, it says `ready`;
+/// its stdin closed, it stops and prints its report.
+struct Child(LineChild);
 
 impl Child {
     /// Starts one and waits for its `ready`.
     fn start(cmd: &ChildCommand, arg: &str) -> Result<Child, SeriesRunError> {
-        let mut process = Command::new(&cmd.program)
-            .args(&cmd.args)
-            .arg(arg)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| child_err(&e))?;
-        let out = process.stdout.take().ok_or_else(|| child_err(&"no stdout"));
-        let mut child = Child {
-            out: BufReader::new(out?),
-            process,
-        };
-        let mut line = String::new();
-        child.out.read_line(&mut line).map_err(|e| child_err(&e))?;
-        match line.trim() {
-            "ready" => Ok(child),
-            _ => Err(child_err(&format!("expected `ready`, got {line:?}"))),
+        let mut command = Command::new(&cmd.program);
+        command.args(&cmd.args).arg(arg).stdin(Stdio::piped());
+        let child = Child(LineChild::spawn(command).map_err(|e| child_err(&e))?);
+        match child.0.next_line(READY_WITHIN) {
+            Ok(line) if line.trim() == "ready" => Ok(child),
+            Ok(line) => Err(child_err(&format!("expected `ready`, got {line:?}"))),
+            Err(e) => Err(child_err(&format!("no `ready` ({e:?})"))),
         }
     }
 
     /// Closes its stdin (it stops) and reads its report.
     fn report(&mut self) -> Result<ChildResult, SeriesRunError> {
-        drop(self.process.stdin.take());
-        let mut line = String::new();
-        let read = self.out.read_line(&mut line);
-        let _ = self.process.wait();
-        read.map_err(|e| child_err(&e))?;
+        drop(self.0.child().stdin.take());
+        let line = self
+            .0
+            .next_line(REPORT_WITHIN)
+            .map_err(|e| child_err(&format!("no report ({e:?})")))?;
+        let _ = self.0.child().wait();
         serde_json::from_str(&line).map_err(|e| child_err(&format!("bad report {line:?}: {e}")))
-    }
-}
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        if matches!(self.process.try_wait(), Ok(None)) {
-            let _ = self.process.kill();
-            let _ = self.process.wait();
-        }
     }
 }
 
