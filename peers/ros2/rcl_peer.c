@@ -25,6 +25,9 @@
  * Environment: ROS_DOMAIN_ID; NETNS_PEER_NAME (node name, default rcl_peer_<role>);
  * NETNS_PEER_CHECK=0: the subscriber compares no bytes (exact=0; E5's "subscriber does nothing");
  * NETNS_PEER_SUBSCRIBERS=N: the publisher waits for N matched subscriptions (default 1);
+ * NETNS_PEER_TOPICS=N (pub and sub only; default 1): N topics TOPIC/t0 … TOPIC/t<N-1>, one
+ * publisher or subscription each, COUNT messages on each at HZ, sent in turn (N x HZ in all); the
+ * lines then number messages across topics: seq = (seq on its topic - 1) x N + topic + 1;
  * NETNS_PEER_TIMEOUT (seconds, default 60) bounds every wait. Exit 0 after DONE, 2 on a timeout,
  * 1 on an rcl error or bad arguments (with the reason on stderr). */
 #define _GNU_SOURCE
@@ -44,6 +47,7 @@
 static double timeout_s = 60;
 static int compare = 1;
 static size_t subscribers = 1;
+static size_t topics = 1;
 
 static int64_t now_ns(clockid_t clock) {
   struct timespec t;
@@ -90,7 +94,23 @@ typedef struct {
   void *msg;
   int64_t n, exact, last, in_order;
   usage_t first;
+  size_t index; /* its topic */
 } taker_t;
+
+/* The topic name of topic I. */
+static void topic_name(char *out, size_t len, const char *topic, size_t i) {
+  if (topics == 1)
+    snprintf(out, len, "%s", topic);
+  else
+    snprintf(out, len, "%s/t%zu", topic, i);
+}
+
+/* Samples taken by the `topics` takers at T. */
+static int64_t taken(const taker_t *t) {
+  int64_t n = 0;
+  for (size_t i = 0; i < topics; i++) n += t[i].n;
+  return n;
+}
 
 /* Takes every sample waiting in T's subscription, one RECV line each; -1 on an rcl error. */
 static int take_all(taker_t *t) {
@@ -106,24 +126,28 @@ static int take_all(taker_t *t) {
     t->exact += r.exact;
     if (r.seq != t->last + 1) t->in_order = 0;
     t->last = r.seq;
-    printf("RECV seq=%" PRId64 " bytes=%zu exact=%d lat_us=%" PRId64 "\n", r.seq, r.bytes,
+    int64_t seq = (r.seq - 1) * (int64_t)topics + (int64_t)t->index + 1;
+    printf("RECV seq=%" PRId64 " bytes=%zu exact=%d lat_us=%" PRId64 "\n", seq, r.bytes,
            r.exact, (now - r.stamp_ns) / 1000);
     fflush(stdout);
   }
 }
 
-/* Waits on WS (holding T's subscription) up to UNTIL (CLOCK_MONOTONIC ns), taking what arrives.
- * -1 on an rcl error. */
+/* Waits on WS (holding the subscriptions of the `topics` takers at T) up to UNTIL
+ * (CLOCK_MONOTONIC ns), taking what arrives. -1 on an rcl error. */
 static int wait_take(rcl_wait_set_t *ws, taker_t *t, int64_t until) {
   int64_t left = until - now_ns(CLOCK_MONOTONIC);
   if (left < 0) left = 0;
-  if (rcl_wait_set_clear(ws) != RCL_RET_OK ||
-      rcl_wait_set_add_subscription(ws, &t->sub, NULL) != RCL_RET_OK)
-    return fail("wait set"), -1;
+  if (rcl_wait_set_clear(ws) != RCL_RET_OK) return fail("wait set"), -1;
+  for (size_t i = 0; i < topics; i++)
+    if (rcl_wait_set_add_subscription(ws, &t[i].sub, NULL) != RCL_RET_OK)
+      return fail("wait set"), -1;
   rcl_ret_t ret = rcl_wait(ws, left);
   if (ret == RCL_RET_TIMEOUT) return 0;
   if (ret != RCL_RET_OK) return fail("rcl_wait"), -1;
-  return take_all(t);
+  for (size_t i = 0; i < topics; i++)
+    if (ws->subscriptions[i] && take_all(&t[i]) < 0) return -1;
+  return 0;
 }
 
 /* Sleeps until AT (CLOCK_MONOTONIC ns), or, with a taker, waits for samples until then. */
@@ -139,36 +163,40 @@ static int pause_until(int64_t at, rcl_wait_set_t *ws, taker_t *t) {
   return 0;
 }
 
-/* Publishes COUNT messages of K at HZ on PUB; with a taker, serves it between messages. */
+/* Publishes COUNT messages of K at HZ on each of the `topics` publishers at PUB, in turn; with a
+ * taker, serves it between messages. */
 static int publish(const kind_t *k, rcl_publisher_t *pub, int64_t count, double hz,
                    rcl_wait_set_t *ws, taker_t *t) {
   void *msg = kind_create(k);
   if (!msg) return fprintf(stderr, "rcl_peer: out of memory\n"), 1;
   int64_t end = now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9);
-  size_t matched = 0;
-  while (matched < subscribers) {
-    if (rcl_publisher_get_subscription_count(pub, &matched) != RCL_RET_OK)
-      return fail("subscription count");
-    if (now_ns(CLOCK_MONOTONIC) > end) return printf("TIMEOUT waiting for a subscriber\n"), 2;
-    if (matched < subscribers && pause_until(now_ns(CLOCK_MONOTONIC) + 10000000, ws, t) < 0)
-      return 1;
+  for (size_t p = 0; p < topics; p++) {
+    size_t matched = 0;
+    while (matched < subscribers) {
+      if (rcl_publisher_get_subscription_count(&pub[p], &matched) != RCL_RET_OK)
+        return fail("subscription count");
+      if (now_ns(CLOCK_MONOTONIC) > end) return printf("TIMEOUT waiting for a subscriber\n"), 2;
+      if (matched < subscribers && pause_until(now_ns(CLOCK_MONOTONIC) + 10000000, ws, t) < 0)
+        return 1;
+    }
   }
   printf("MATCHED\n");
   fflush(stdout);
   usage_t before = usage();
   if (t) t->first = before;
-  double period = 1e9 / hz;
+  int64_t n = (int64_t)topics;
+  double period = 1e9 / hz / (double)n;
   int64_t start = now_ns(CLOCK_MONOTONIC), start_rt = now_ns(CLOCK_REALTIME);
-  for (int64_t i = 1; i <= count; i++) {
-    int64_t due = (int64_t)((double)(i - 1) * period);
+  for (int64_t m = 0; m < count * n; m++) {
+    int64_t i = m / n + 1, due = (int64_t)((double)m * period);
     if (kind_fill(k, msg, (uint64_t)i) < 0) return fprintf(stderr, "rcl_peer: fill\n"), 1;
     if (pause_until(start + due, ws, t) < 0) return 1;
     kind_stamp(k, msg, start_rt + due);
     if (kind_finish(k, msg) < 0) return fprintf(stderr, "rcl_peer: jpeg encode failed\n"), 1;
     int64_t call = now_ns(CLOCK_MONOTONIC);
-    if (rcl_publish(pub, msg, NULL) != RCL_RET_OK) return fail("rcl_publish");
+    if (rcl_publish(&pub[m % n], msg, NULL) != RCL_RET_OK) return fail("rcl_publish");
     call = now_ns(CLOCK_MONOTONIC) - call;
-    printf("SENT seq=%" PRId64 " call_ns=%" PRId64 "\n", i, call);
+    printf("SENT seq=%" PRId64 " call_ns=%" PRId64 "\n", m + 1, call);
     fflush(stdout);
   }
   kind_destroy(k, msg);
@@ -183,22 +211,30 @@ static int publish(const kind_t *k, rcl_publisher_t *pub, int64_t count, double 
     return t->n >= count ? 0 : 2;
   }
   char head[64];
-  snprintf(head, sizeof head, "DONE sent=%" PRId64, count);
+  snprintf(head, sizeof head, "DONE sent=%" PRId64, count * n);
   say_usage(head, before);
   struct timespec idle = {(time_t)timeout_s, 0};
   nanosleep(&idle, NULL);
   return 0;
 }
 
+/* Takes COUNT messages on each of the `topics` takers at T. */
 static int subscribe(taker_t *t, rcl_wait_set_t *ws, int64_t count) {
-  int64_t end = now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9);
-  while (t->n < count && now_ns(CLOCK_MONOTONIC) < end)
+  int64_t end = now_ns(CLOCK_MONOTONIC) + (int64_t)(timeout_s * 1e9), all = count * (int64_t)topics;
+  while (taken(t) < all && now_ns(CLOCK_MONOTONIC) < end)
     if (wait_take(ws, t, now_ns(CLOCK_MONOTONIC) + 50000000) < 0) return 1;
+  int64_t exact = 0, in_order = 1;
+  usage_t first = usage();
+  for (size_t i = 0; i < topics; i++) {
+    exact += t[i].exact;
+    in_order &= t[i].in_order;
+    if (t[i].n && t[i].first.cpu_ns < first.cpu_ns) first = t[i].first;
+  }
   char head[128];
-  snprintf(head, sizeof head, "DONE received=%" PRId64 " exact=%" PRId64 " in_order=%d", t->n,
-           t->exact, (int)t->in_order);
-  say_usage(head, t->n ? t->first : usage());
-  return t->n >= count ? 0 : 2;
+  snprintf(head, sizeof head, "DONE received=%" PRId64 " exact=%" PRId64 " in_order=%d", taken(t),
+           exact, (int)in_order);
+  say_usage(head, first);
+  return taken(t) >= all ? 0 : 2;
 }
 
 int main(int argc, char **argv) {
@@ -220,6 +256,10 @@ int main(int argc, char **argv) {
   compare = !(c_env && strcmp(c_env, "0") == 0);
   const char *n_env = getenv("NETNS_PEER_SUBSCRIBERS");
   if (n_env && atoi(n_env) > 0) subscribers = (size_t)atoi(n_env);
+  const char *topics_env = getenv("NETNS_PEER_TOPICS");
+  if (topics_env && atoi(topics_env) > 0) topics = (size_t)atoi(topics_env);
+  if (topics > 1 && !strcmp(role, "both"))
+    return fprintf(stderr, "rcl_peer: NETNS_PEER_TOPICS is for pub and sub\n"), 1;
 
   rcl_allocator_t alloc = rcl_get_default_allocator();
   rcl_init_options_t opts = rcl_get_zero_initialized_init_options();
@@ -240,39 +280,53 @@ int main(int argc, char **argv) {
     return fail("node");
 
   const rosidl_message_type_support_t *ts = kind_type_support(&kind);
-  rcl_publisher_t pub = rcl_get_zero_initialized_publisher();
-  if (pubs) {
+  rcl_publisher_t *pub = calloc(topics, sizeof *pub);
+  taker_t *takers = calloc(topics, sizeof *takers);
+  if (!pub || !takers) return fprintf(stderr, "rcl_peer: out of memory\n"), 1;
+  char name_i[512];
+  for (size_t i = 0; pubs && i < topics; i++) {
     rcl_publisher_options_t o = rcl_publisher_get_default_options();
     o.qos = qos();
-    if (rcl_publisher_init(&pub, &pub_node, ts, topic, &o) != RCL_RET_OK) return fail("publisher");
+    pub[i] = rcl_get_zero_initialized_publisher();
+    topic_name(name_i, sizeof name_i, topic, i);
+    if (rcl_publisher_init(&pub[i], &pub_node, ts, name_i, &o) != RCL_RET_OK)
+      return fail("publisher");
   }
-  taker_t taker = {.kind = &kind, .sub = rcl_get_zero_initialized_subscription(), .in_order = 1};
   rcl_wait_set_t ws = rcl_get_zero_initialized_wait_set();
-  if (subs) {
+  for (size_t i = 0; subs && i < topics; i++) {
+    taker_t *t = &takers[i];
+    *t = (taker_t){.kind = &kind, .sub = rcl_get_zero_initialized_subscription(), .in_order = 1,
+                   .index = i};
     rcl_subscription_options_t o = rcl_subscription_get_default_options();
     o.qos = qos();
-    if (rcl_subscription_init(&taker.sub, &sub_node, ts, topic, &o) != RCL_RET_OK)
+    topic_name(name_i, sizeof name_i, topic, i);
+    if (rcl_subscription_init(&t->sub, &sub_node, ts, name_i, &o) != RCL_RET_OK)
       return fail("subscription");
-    if (!(taker.msg = kind_create(&kind))) return fprintf(stderr, "rcl_peer: out of memory\n"), 1;
-    if (rcl_wait_set_init(&ws, 1, 0, 0, 0, 0, 0, &ctx, alloc) != RCL_RET_OK)
-      return fail("wait set");
+    if (!(t->msg = kind_create(&kind))) return fprintf(stderr, "rcl_peer: out of memory\n"), 1;
   }
+  if (subs && rcl_wait_set_init(&ws, topics, 0, 0, 0, 0, 0, &ctx, alloc) != RCL_RET_OK)
+    return fail("wait set");
   printf("READY\n");
   fflush(stdout);
-  int rc = pubs ? publish(&kind, &pub, count, hz, &ws, subs ? &taker : NULL)
-                : subscribe(&taker, &ws, count);
+  int rc = pubs ? publish(&kind, pub, count, hz, &ws, subs ? takers : NULL)
+                : subscribe(takers, &ws, count);
   /* Tear-down errors change nothing the lines have said: counted, reported, exit unchanged. */
   int bad = 0;
   if (subs) {
     bad += rcl_wait_set_fini(&ws) != RCL_RET_OK;
-    kind_destroy(&kind, taker.msg);
-    bad += rcl_subscription_fini(&taker.sub, &sub_node) != RCL_RET_OK;
+    for (size_t i = 0; i < topics; i++) {
+      kind_destroy(&kind, takers[i].msg);
+      bad += rcl_subscription_fini(&takers[i].sub, &sub_node) != RCL_RET_OK;
+    }
     bad += rcl_node_fini(&sub_node) != RCL_RET_OK;
   }
   if (pubs) {
-    bad += rcl_publisher_fini(&pub, &pub_node) != RCL_RET_OK;
+    for (size_t i = 0; i < topics; i++)
+      bad += rcl_publisher_fini(&pub[i], &pub_node) != RCL_RET_OK;
     bad += rcl_node_fini(&pub_node) != RCL_RET_OK;
   }
+  free(pub);
+  free(takers);
   bad += rcl_shutdown(&ctx) != RCL_RET_OK;
   bad += rcl_context_fini(&ctx) != RCL_RET_OK;
   bad += rcl_init_options_fini(&opts) != RCL_RET_OK;

@@ -142,6 +142,10 @@ pub struct DdsCell {
     pub variant: Variant,
     /// Subscriber processes (`scale`; 1 elsewhere, and in one process).
     pub subscribers: u64,
+    /// Topics, each with `count` messages at `rate_hz`: `Some` for
+    /// `scale`'s many-topics series (its own set-up, even of 1 topic),
+    /// `None` (one topic) elsewhere. Not in one process.
+    pub topics: Option<u64>,
 }
 
 /// A transport set-up other than the defaults (one host only).
@@ -209,6 +213,9 @@ impl DdsCell {
     fn setup(&self) -> String {
         match (self.hosts, self.experiment) {
             (Hosts::One, "dds") => "one host".into(),
+            (Hosts::One, _) if self.topics.is_some() => {
+                crate::experiments::topics_setup(self.topics.unwrap_or(1) as usize)
+            }
             (Hosts::One, _) => crate::experiments::fanout_setup(self.subscribers),
             (Hosts::Two, _) => "two hosts (netns)".into(),
             (Hosts::Process, _) => "one process".into(),
@@ -290,6 +297,7 @@ pub fn plan(cfg: &Config) -> (Vec<DdsCell>, Vec<String>) {
                         warmup: (count / 10).clamp(2, 10),
                         variant,
                         subscribers: 1,
+                        topics: None,
                     });
                 }
             }

@@ -9,7 +9,7 @@
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack: typed publish, by loan — `loan_message` — and of a reused message — `publish_ref`), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
-//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber |
+//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber; 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes: CPU of both, p99 |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
 //!
 //! With the peers, E1, E3, E4, E5 and the latency sweep also run stock ROS 2
@@ -88,6 +88,35 @@ pub enum Step {
 /// Subscriber processes of the `scale` experiment.
 pub const SCALE_SUBSCRIBERS: [usize; 4] = [1, 2, 4, 8];
 
+/// Topics of the `scale` experiment's many-topics series (times the scale).
+pub const SCALE_TOPICS: [usize; 3] = [10, 100, 1000];
+
+/// The topic counts of the many-topics series: [`SCALE_TOPICS`] times the
+/// scale, at least 1 each, without repeats.
+pub fn scale_topics(cfg: &Config) -> Vec<usize> {
+    let mut counts: Vec<usize> = SCALE_TOPICS
+        .iter()
+        .map(|&t| ((t as f64 * cfg.scale) as usize).max(1))
+        .collect();
+    counts.dedup();
+    counts
+}
+
+/// The set-up label of `n` topics at 10 Hz each between two processes.
+pub fn topics_setup(n: usize) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{n} topic{s} at 10 Hz, two processes")
+}
+
+/// The number of topics of a [`topics_setup`] label.
+pub fn topics_of(setup: &str) -> Option<u64> {
+    let rest = setup.strip_suffix(" at 10 Hz, two processes")?;
+    let n = rest
+        .strip_suffix(" topics")
+        .or_else(|| rest.strip_suffix(" topic"))?;
+    n.parse().ok()
+}
+
 /// The set-up label of one publisher and `n` subscriber processes.
 pub fn fanout_setup(n: u64) -> String {
     match n {
@@ -119,6 +148,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     warmup: (count / 10).clamp(2, 50),
                     count,
                     subscribers: 1,
+                    topics: 1,
                 },
                 depth,
                 two_processes: two,
@@ -332,9 +362,28 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     steps.push(step);
                 }
             }
+            // Many topics at 10 Hz each between two processes: the cost
+            // of each topic a node carries (CPU of both, p99).
+            for topics in scale_topics(cfg) {
+                let mut step = series(
+                    "scale",
+                    "shm",
+                    true,
+                    Kind::Bytes { size: 64 },
+                    10.0,
+                    n(100, 20),
+                    10,
+                );
+                if let Step::Series { setup, spec, .. } = &mut step {
+                    *setup = topics_setup(topics);
+                    spec.schedule.topics = topics;
+                    spec.schedule.warmup = 2;
+                }
+                steps.push(step);
+            }
             steps.push(Step::Unavailable(
-                "scale: iceoryx2 not measured (hibari-bench-ipc runs one subscriber); 1,000 \
-                 topics and throughput are not in this experiment yet"
+                "scale: iceoryx2 not measured (hibari-bench-ipc runs one subscriber on one \
+                 topic); throughput is not in this experiment yet"
                     .into(),
             ));
         }
@@ -352,3 +401,23 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
 
 /// An experiment by name (`all` is the caller's loop over [`ALL`]).
 pub type Experiment = &'static str;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_up_labels_give_their_counts_back() {
+        for n in [1, 10, 1000] {
+            assert_eq!(topics_of(&topics_setup(n)), Some(n as u64));
+            assert_eq!(crate::plots::subscribers_of(&topics_setup(n)), None);
+        }
+        assert_eq!(topics_setup(1), "1 topic at 10 Hz, two processes");
+        // The `scale` headline's cell names this set-up.
+        assert_eq!(topics_setup(1000), "1000 topics at 10 Hz, two processes");
+        for n in [1, 8] {
+            assert_eq!(crate::plots::subscribers_of(&fanout_setup(n)), Some(n));
+            assert_eq!(topics_of(&fanout_setup(n)), None);
+        }
+    }
+}

@@ -10,6 +10,7 @@
 //! | `e5-type-adapt` | 1080p `Image` at 30 Hz, two processes, no type adaptation | CPU of both processes |
 //! | `latency` | 1 MiB at 1 kHz, two processes, open loop | p50 latency |
 //! | `dds` | 6.2 MB at 30 Hz, one host | p50 latency |
+//! | `scale` | 1,000 topics of 64 B at 10 Hz each, two processes | CPU of both processes |
 //!
 //! hibari's figure is its best series in the cell through the public API (not
 //! hibari-shm's transport API); the peer's the best of the other systems
@@ -55,7 +56,7 @@ fn largest(rs: &[&Record]) -> Option<u64> {
         .max()
 }
 
-const CELLS: [Cell; 6] = [
+const CELLS: [Cell; 7] = [
     Cell {
         experiment: "e1-images",
         what: "640x480 rgb8 images every 30 ms between two processes",
@@ -109,6 +110,15 @@ const CELLS: [Cell; 6] = [
         rate: Some(30.0),
         language: None,
         cpu: false,
+    },
+    Cell {
+        experiment: "scale",
+        what: "CPU of 1000 topics of 64 B at 10 Hz each between two processes",
+        setup: "1000 topics at 10 Hz, two processes",
+        size: fixed::<64>,
+        rate: Some(10.0),
+        language: None,
+        cpu: true,
     },
 ];
 

@@ -25,7 +25,7 @@ mod report;
 mod scale;
 
 pub use report::write_report;
-pub use scale::{subscribers_of, versus_subscribers, ScaleFigure};
+pub use scale::{subscribers_of, versus_subscribers, versus_topics, ScaleAxis, ScaleFigure};
 
 const FONTS: [&str; 3] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",

@@ -12,7 +12,7 @@ use hibari::{Context, SingleThreadedExecutor};
 use hibari_testkit::lines::LineChild;
 
 use crate::clock::Usage;
-use crate::workload::{publish, subscribe, Collector, Kind, Schedule};
+use crate::workload::{publish, subscribe_topics, Collector, Kind, Schedule};
 
 /// One series to run.
 #[derive(Debug, Clone, Copy)]
@@ -81,9 +81,17 @@ struct ChildSpec {
     topic: String,
     warmup: u64,
     depth: usize,
-    /// Measured messages the publisher sends: after stdin closes, the child
-    /// keeps taking until it has them all or none came for [`STRAGGLERS`].
+    /// Measured messages the publisher sends (on all topics): after stdin
+    /// closes, the child keeps taking until it has them all or none came
+    /// for [`STRAGGLERS`].
     count: u64,
+    /// Topics of the series (`Schedule::topics`).
+    #[serde(default = "one")]
+    topics: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// How long a subscriber process waits for a next late sample once the
@@ -159,13 +167,14 @@ fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
     let sub_node = sub_ctx.create_node("bench_sub").map_err(|e| setup(&e))?;
     let pub_node = pub_ctx.create_node("bench_pub").map_err(|e| setup(&e))?;
     let collector = Collector::new(spec.schedule.warmup);
-    let _sub = subscribe(
+    let _subs = subscribe_topics(
         &sub_node,
         &topic,
         spec.kind,
         spec.depth,
         collector.clone(),
         false,
+        spec.schedule.topics,
     )
     .map_err(|e| setup(&e))?;
     let executor = Arc::new(SingleThreadedExecutor::new());
@@ -251,7 +260,8 @@ fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, Serie
         topic: topic_name(),
         warmup: spec.schedule.warmup,
         depth: spec.depth,
-        count: spec.schedule.count,
+        count: spec.schedule.count * spec.schedule.topics.max(1) as u64,
+        topics: spec.schedule.topics,
     };
     let arg = serde_json::to_string(&cs).map_err(|e| child_err(&e))?;
     let n = spec.schedule.subscribers.max(1);
@@ -297,13 +307,14 @@ pub fn child_main(spec_json: &str) -> Result<(), SeriesRunError> {
     let context = Context::with_domain(spec.domain);
     let node = context.create_node("bench_sub").map_err(|e| bad(&e))?;
     let collector = Collector::new(spec.warmup);
-    let _sub = subscribe(
+    let _subs = subscribe_topics(
         &node,
         &spec.topic,
         spec.kind,
         spec.depth,
         collector.clone(),
         true,
+        spec.topics,
     )
     .map_err(|e| bad(&e))?;
     let executor = Arc::new(SingleThreadedExecutor::new());

@@ -34,7 +34,8 @@ pub struct Collector {
 /// The contents of a [`Collector`].
 #[derive(Debug, Default, Clone)]
 pub struct Collected {
-    /// `(sequence, latency ns)` in arrival order.
+    /// `(key, latency ns)` in arrival order: the key is the sequence
+    /// number (with several topics, `sequence × topics + topic`).
     pub samples: Vec<(u64, u64)>,
     /// Usage of the subscriber (thread or process) at the first measured message.
     pub first: Option<Usage>,
@@ -49,7 +50,9 @@ impl Collector {
         })
     }
 
-    fn record(&self, info: &SampleInfo, latency_ns: u64, per_process: bool) {
+    /// Records a sample whose key is `key` (its sequence number, or with
+    /// several topics one that tells their samples apart).
+    fn record(&self, info: &SampleInfo, key: u64, latency_ns: u64, per_process: bool) {
         if info.sequence <= self.warmup {
             return;
         }
@@ -61,7 +64,7 @@ impl Collector {
                 Usage::thread()
             });
         }
-        c.samples.push((info.sequence, latency_ns));
+        c.samples.push((key, latency_ns));
     }
 
     /// Measured samples collected so far.
@@ -102,12 +105,34 @@ pub fn subscribe(
     collector: Arc<Collector>,
     per_process: bool,
 ) -> Result<Held, hibari::SubscriptionCreateError> {
+    let lane = Lane { index: 0, of: 1 };
+    subscribe_lane(node, topic, kind, depth, collector, per_process, lane)
+}
+
+/// One topic of several (`index` of `of`): its samples' keys tell them
+/// apart from the other topics' (same sequence numbers).
+#[derive(Debug, Clone, Copy)]
+struct Lane {
+    index: u64,
+    of: u64,
+}
+
+fn subscribe_lane(
+    node: &Node,
+    topic: &str,
+    kind: Kind,
+    depth: usize,
+    c: Arc<Collector>,
+    per_process: bool,
+    lane: Lane,
+) -> Result<Held, hibari::SubscriptionCreateError> {
     fn sub<A: TypeAdapter>(
         node: &Node,
         topic: &str,
         depth: usize,
         c: Arc<Collector>,
         per_process: bool,
+        lane: Lane,
     ) -> Result<Held, hibari::SubscriptionCreateError>
     where
         A::Custom: Stamped,
@@ -117,20 +142,63 @@ pub fn subscribe(
             SubscriptionOptions::new(qos(depth)).adapter::<A>(),
             move |m: &A::Custom, info: &SampleInfo| {
                 let now = mono_ns();
-                c.record(info, now.saturating_sub(m.stamp_ns()), per_process);
+                let key = info.sequence * lane.of + lane.index;
+                c.record(info, key, now.saturating_sub(m.stamp_ns()), per_process);
             },
         )?;
         Ok(Box::new(s))
     }
     match kind {
-        Kind::Image { .. } => sub::<Image>(node, topic, depth, collector, per_process),
-        Kind::Jpeg { .. } => sub::<CompressedImage>(node, topic, depth, collector, per_process),
-        Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, collector, per_process),
-        Kind::Laser { .. } => sub::<LaserScan>(node, topic, depth, collector, per_process),
+        Kind::Image { .. } => sub::<Image>(node, topic, depth, c, per_process, lane),
+        Kind::Jpeg { .. } => sub::<CompressedImage>(node, topic, depth, c, per_process, lane),
+        Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, c, per_process, lane),
+        Kind::Laser { .. } => sub::<LaserScan>(node, topic, depth, c, per_process, lane),
         Kind::Bytes { .. } | Kind::BytesLoan { .. } | Kind::BytesReused { .. } => {
-            sub::<UInt8MultiArray>(node, topic, depth, collector, per_process)
+            sub::<UInt8MultiArray>(node, topic, depth, c, per_process, lane)
         }
     }
+}
+
+/// The name of topic `i` of a series on `topics` topics named after `base`
+/// (`base` itself when there is one).
+pub fn lane_topic(base: &str, i: usize, topics: usize) -> String {
+    if topics <= 1 {
+        base.to_owned()
+    } else {
+        format!("{base}/t{i}")
+    }
+}
+
+/// Subscribes to every topic of a series on `topics` topics (see
+/// [`lane_topic`]).
+pub fn subscribe_topics(
+    node: &Node,
+    base: &str,
+    kind: Kind,
+    depth: usize,
+    collector: Arc<Collector>,
+    per_process: bool,
+    topics: usize,
+) -> Result<Vec<Held>, hibari::SubscriptionCreateError> {
+    let of = topics.max(1) as u64;
+    (0..topics.max(1))
+        .map(|i| {
+            let lane = Lane {
+                index: i as u64,
+                of,
+            };
+            let topic = lane_topic(base, i, topics);
+            subscribe_lane(
+                node,
+                &topic,
+                kind,
+                depth,
+                collector.clone(),
+                per_process,
+                lane,
+            )
+        })
+        .collect()
 }
 
 /// Why a series could not be published.
@@ -172,6 +240,10 @@ pub struct Schedule {
     pub count: u64,
     /// Subscriptions to wait for before publishing (at least 1).
     pub subscribers: usize,
+    /// Topics (at least 1), each with its own publisher and subscription:
+    /// `rate_hz`, `warmup` and `count` are per topic, and the publisher
+    /// sends on them in turn (see [`lane_topic`]). Byte arrays only.
+    pub topics: usize,
 }
 
 /// Publishes `kind` on `topic` on the open-loop schedule once a subscriber
@@ -189,6 +261,14 @@ pub fn publish(
             .map(|i| (i % 251) as u8)
             .collect()
     };
+    if schedule.topics > 1 {
+        let Kind::Bytes { size } = kind else {
+            return Err(PublishRunError::Publish(
+                "several topics are published as byte arrays only".into(),
+            ));
+        };
+        return publish_topics(node, topic, size, depth, schedule, per_process);
+    }
     match kind {
         Kind::Image { width, height } => {
             let pixels = rgb(width, height);
@@ -296,6 +376,63 @@ pub fn publish(
             })
         }
     }
+}
+
+/// [`publish`] on `schedule.topics` topics: one publisher each, sent in
+/// turn on one schedule of `topics × rate_hz` messages per second.
+fn publish_topics(
+    node: &Node,
+    base: &str,
+    size: u32,
+    depth: usize,
+    s: Schedule,
+    per_process: bool,
+) -> Result<Published, PublishRunError> {
+    let n = s.topics as u64;
+    let publishers = (0..s.topics)
+        .map(|i| {
+            node.create_publisher::<UInt8MultiArray>(&lane_topic(base, i, s.topics), qos(depth))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    for (i, p) in publishers.iter().enumerate() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if !p.wait_for_subscribers(s.subscribers.max(1), left) {
+            return Err(PublishRunError::NoSubscriber(lane_topic(base, i, s.topics)));
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100)); // discovery settles
+    let usage = || {
+        if per_process {
+            Usage::process()
+        } else {
+            Usage::thread()
+        }
+    };
+    let mut data = vec![0x5au8; (size as usize).max(16)];
+    let pacer = Pacer::new(s.rate_hz * n as f64);
+    let (mut first, mut t_first) = (Usage::default(), 0);
+    for k in 0..(s.warmup + s.count) * n {
+        if k == s.warmup * n {
+            first = usage();
+            t_first = mono_ns();
+        }
+        let t = pacer.wait(k);
+        data[..8].copy_from_slice(&t.to_le_bytes());
+        let message = UInt8MultiArray {
+            data: data.clone(),
+            ..UInt8MultiArray::default()
+        };
+        publishers[(k % n) as usize]
+            .publish(message)
+            .map_err(|e| PublishRunError::Publish(e.to_string()))?;
+    }
+    Ok(Published {
+        sent: s.count * n,
+        usage: usage().since(&first),
+        seconds: (mono_ns() - t_first) as f64 / 1e9,
+        jpeg_bytes_mean: 0.0,
+    })
 }
 
 fn run<A: TypeAdapter>(

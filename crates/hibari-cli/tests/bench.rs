@@ -538,7 +538,8 @@ fn dds_without_peers_runs_hibari_alone() {
 
 /// `scale`: one publisher to 1, 2, 4 and 8 subscriber processes, hibari
 /// over shared memory and the native rcl peer over Fast DDS, every
-/// subscriber getting every message; the plots against the subscriber count.
+/// subscriber getting every message; many topics between two processes; the
+/// plots against the subscriber and the topic count.
 #[test]
 fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
     let dir = tempfile::tempdir().unwrap();
@@ -551,9 +552,11 @@ fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
             let mut cells: Vec<(u64, u64)> = m
                 .iter()
                 .filter(|r| r["system"] == system && r["size_bytes"] == size)
-                .map(|r| {
+                .filter_map(|r| {
                     let setup = r["setup"].as_str().unwrap();
-                    let n = hibari_bench::plots::subscribers_of(setup).unwrap();
+                    Some((r, hibari_bench::plots::subscribers_of(setup)?))
+                })
+                .map(|(r, n)| {
                     let sent = r["sent"].as_u64().unwrap();
                     assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
                     assert!(r["cpu_sub_s"].as_f64().unwrap() > 0.0, "{r}");
@@ -570,7 +573,33 @@ fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
             );
         }
     }
-    for f in ["scale-p50-64.png", "scale-cpu-6220800.png"] {
+    // Many topics between two processes (1 000 × 0.1, 100 × 0.1, 10 × 0.1),
+    // hibari and the native ROS 2 peer: every message of every topic
+    // arrives, and both processes' CPU counts.
+    for system in ["hibari", "ros2"] {
+        let mut topics: Vec<u64> = m
+            .iter()
+            .filter(|r| r["system"] == system)
+            .filter_map(|r| {
+                let n = hibari_bench::experiments::topics_of(r["setup"].as_str()?)?;
+                let sent = r["sent"].as_u64().unwrap();
+                assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
+                assert_eq!(sent % n, 0, "the same count on every topic: {r}");
+                assert!(sent / n >= 3, "{r}");
+                assert!(r["cpu_pub_s"].as_f64().unwrap() > 0.0, "{r}");
+                assert!(r["cpu_sub_s"].as_f64().unwrap() > 0.0, "{r}");
+                Some(n)
+            })
+            .collect();
+        topics.sort();
+        assert_eq!(topics, [1, 10, 100], "{system}: {stdout}");
+    }
+    for f in [
+        "scale-p50-64.png",
+        "scale-cpu-6220800.png",
+        "scale-topics-p99.png",
+        "scale-topics-cpu.png",
+    ] {
         let png = std::fs::read(out.join(f)).unwrap_or_default();
         assert!(png.starts_with(b"\x89PNG"), "{f}");
     }

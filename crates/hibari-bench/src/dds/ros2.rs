@@ -9,7 +9,7 @@
 //! | `e4-python` | `Image` 1 KiB … 6.2 MB, two processes, open loop (100 Hz; 30 Hz at 6.2 MB): publish-call time and end-to-end, Python against native |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, the subscriber compares nothing; CPU of each process, two processes and one |
 //! | `latency` | 64 B … 8 MiB `Image` at 100 Hz and 1 kHz, two processes |
-//! | `scale` | the native peer only: one publisher to 1, 2, 4, 8 subscriber processes, `Image` of 64 B at 100 Hz and 6.2 MB at 30 Hz |
+//! | `scale` | the native peer only: one publisher to 1, 2, 4, 8 subscriber processes, `Image` of 64 B at 100 Hz and 6.2 MB at 30 Hz; 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes |
 //!
 //! "One process" is the peers' `both` role: two nodes in one context. rcl
 //! has no intra-process path (rclcpp's is above rcl and not in the wheels),
@@ -19,7 +19,7 @@
 //! other open-loop series.
 
 use super::{venv, DdsCell, Hosts, Payload, Side, Variant};
-use crate::experiments::{count, Config, SCALE_SUBSCRIBERS};
+use crate::experiments::{count, scale_topics, Config, SCALE_SUBSCRIBERS};
 
 /// The ROS 2 cells of `experiment`, and notes for what could not be planned
 /// (no peers, no venv). Empty for experiments without ROS 2 series.
@@ -42,6 +42,7 @@ pub fn cells(experiment: &'static str, cfg: &Config) -> (Vec<DdsCell>, Vec<Strin
         warmup: (count / 10).clamp(2, 20),
         variant,
         subscribers: 1,
+        topics: None,
     };
     let mut cells = Vec::new();
     let mut notes = Vec::new();
@@ -119,6 +120,14 @@ pub fn cells(experiment: &'static str, cfg: &Config) -> (Vec<DdsCell>, Vec<Strin
                     c.subscribers = subscribers as u64;
                     cells.push(c);
                 }
+            }
+            for topics in scale_topics(cfg) {
+                let image = Payload::Image(64);
+                let n = count(cfg, 100, 20);
+                let mut c = cell(Side::Rcl, Hosts::One, image, 10.0, n, Variant::Defaults);
+                c.topics = Some(topics as u64);
+                c.warmup = 2;
+                cells.push(c);
             }
         }
         "latency" => {

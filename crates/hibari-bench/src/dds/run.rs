@@ -131,8 +131,9 @@ struct Seen {
 
 impl Seen {
     fn line(&mut self, cell: &DdsCell, line: &str) {
+        // With several topics the peers number messages across them.
         let seq = field(line, "seq").unwrap_or(0);
-        if seq <= cell.warmup || seq as usize >= self.seen.len() {
+        if seq <= cell.warmup * cell.topics.unwrap_or(1) || seq as usize >= self.seen.len() {
             return;
         }
         if line.starts_with("SENT") {
@@ -157,23 +158,26 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
     };
     let topic = format!("/bench_dds_{}_{}", std::process::id(), next_id());
     let total = cell.warmup + cell.count;
+    let topics = cell.topics.unwrap_or(1).max(1);
     let nominal = total as f64 / cell.rate_hz;
-    // A slow pair gets four times its schedule; discovery gets 30 s.
-    let limit = Duration::from_secs_f64(30.0 + 4.0 * nominal);
+    // A slow pair gets four times its schedule; discovery gets 30 s, and
+    // 50 ms more per topic.
+    let limit = Duration::from_secs_f64(30.0 + 0.05 * topics as f64 + 4.0 * nominal);
     let timeout = format!("{}", limit.as_secs() + 10);
     let role = |r: &str| format!("{r} {topic} {} {total}", cell.payload.arg());
     let subscribers = cell.subscribers.max(1);
     let start_peer = |side, ns: Option<&Netns>, role: &str, name: Option<String>| {
         let mut c = command(cell, side, ns, role, cfg)?;
         c.env("NETNS_PEER_TIMEOUT", &timeout)
-            .env("NETNS_PEER_SUBSCRIBERS", subscribers.to_string());
+            .env("NETNS_PEER_SUBSCRIBERS", subscribers.to_string())
+            .env("NETNS_PEER_TOPICS", topics.to_string());
         if let Some(name) = name {
             c.env("NETNS_PEER_NAME", name);
         }
         Peer::spawn(c)
     };
     let fresh = || Seen {
-        seen: vec![false; total as usize + 1],
+        seen: vec![false; (total * topics) as usize + 1],
         ..Seen::default()
     };
     let mut seen = vec![fresh(); subscribers as usize];
@@ -210,7 +214,7 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
     let (Some(dones), Some(sent)) = (dones.into_iter().collect::<Option<Vec<_>>>(), sent) else {
         return Err(format!(
             "{got} of {} measured samples arrived in {limit:?}",
-            cell.count * subscribers
+            cell.count * topics * subscribers
         ));
     };
     let usage = |l: &str| {
@@ -230,7 +234,7 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
     let inexact: u64 = seen.iter().map(|s| s.inexact).sum();
     let lat_ns: Vec<u64> = seen.into_iter().flat_map(|s| s.lat_ns).collect();
     let received = lat_ns.len() as u64;
-    let expected = cell.count * subscribers;
+    let expected = cell.count * topics * subscribers;
     let checked = match cell.variant {
         Variant::NoCheck => "bytes not compared".to_string(),
         _ => format!("{inexact} of {received} not exact"),

@@ -11,7 +11,8 @@ use base64::Engine as _;
 use plotters::prelude::*;
 
 use super::{
-    cpu_bars, err, font, latency_vs_size, per_message, versus_subscribers, PlotError, ScaleFigure,
+    cpu_bars, err, font, latency_vs_size, per_message, versus_subscribers, versus_topics,
+    PlotError, ScaleFigure,
 };
 use crate::headline::{headlines, Headline};
 use crate::record::{Record, Report};
@@ -60,6 +61,18 @@ pub fn write_report(dir: &Path, report: &Report, table: &str) -> Result<Vec<Path
             if versus_subscribers(&p, &report.records, size, figure)? {
                 pngs.push(p);
             }
+        }
+    }
+    for (figures, name) in [
+        (&[ScaleFigure::P99][..], "p99"),
+        (
+            &[ScaleFigure::CpuPublisher, ScaleFigure::CpuPerSubscriber][..],
+            "cpu",
+        ),
+    ] {
+        let p = dir.join(format!("scale-topics-{name}.png"));
+        if versus_topics(&p, &report.records, figures)? {
+            pngs.push(p);
         }
     }
     let p = dir.join("e5-cpu.png");
