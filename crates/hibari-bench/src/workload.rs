@@ -402,13 +402,7 @@ fn publish_topics(
         }
     }
     std::thread::sleep(std::time::Duration::from_millis(100)); // discovery settles
-    let usage = || {
-        if per_process {
-            Usage::process()
-        } else {
-            Usage::thread()
-        }
-    };
+    let usage = || usage_of(per_process);
     let mut data = vec![0x5au8; (size as usize).max(16)];
     // Sleeps to each due time, never spins: at 1,000 topics × 10 Hz the
     // messages are 100 µs apart, where `Pacer` would spin for all of them
@@ -451,6 +445,14 @@ fn publish_topics(
     })
 }
 
+/// The process's usage, or this thread's.
+fn usage_of(per_process: bool) -> Usage {
+    match per_process {
+        true => Usage::process(),
+        false => Usage::thread(),
+    }
+}
+
 fn run<A: TypeAdapter>(
     p: &Publisher<A>,
     topic: &str,
@@ -477,13 +479,7 @@ fn run_sends<A: TypeAdapter>(
         return Err(PublishRunError::NoSubscriber(topic.into()));
     }
     std::thread::sleep(std::time::Duration::from_millis(100)); // discovery settles
-    let usage = || {
-        if per_process {
-            Usage::process()
-        } else {
-            Usage::thread()
-        }
-    };
+    let usage = || usage_of(per_process);
     let pacer = Pacer::new(s.rate_hz);
     let (mut first, mut t_first) = (Usage::default(), 0);
     for k in 0..s.warmup + s.count {

@@ -166,36 +166,31 @@ fn versus(
         ),
     };
     builder.caption(caption, font(18));
+    sort(&mut lines);
+    // The two axes are different coordinate types: the same steps on each.
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut chart = $chart.map_err(|x| e(&x))?;
+            chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .y_desc(unit)
+                .label_style(font(12))
+                .axis_desc_style(font(14))
+                .draw()
+                .map_err(|x| e(&x))?;
+            draw_lines(&mut chart, lines, &e)?;
+        }};
+    }
     match axis {
         ScaleAxis::Subscribers => {
-            let mut chart = builder
-                .build_cartesian_2d(0.5f64..8.5, 0f64..max_y)
-                .map_err(|x| e(&x))?;
-            chart
-                .configure_mesh()
-                .x_desc(x_desc)
-                .y_desc(unit)
-                .label_style(font(12))
-                .axis_desc_style(font(14))
-                .draw()
-                .map_err(|x| e(&x))?;
-            sort(&mut lines);
-            draw_lines(&mut chart, lines, &e)?;
+            let chart = builder.build_cartesian_2d(0.5f64..8.5, 0f64..max_y);
+            draw!(chart);
         }
         ScaleAxis::Topics => {
-            let mut chart = builder
-                .build_cartesian_2d((0.8f64..x_max * 1.25).log_scale(), 0f64..max_y)
-                .map_err(|x| e(&x))?;
-            chart
-                .configure_mesh()
-                .x_desc(x_desc)
-                .y_desc(unit)
-                .label_style(font(12))
-                .axis_desc_style(font(14))
-                .draw()
-                .map_err(|x| e(&x))?;
-            sort(&mut lines);
-            draw_lines(&mut chart, lines, &e)?;
+            let x = (0.8f64..x_max * 1.25).log_scale();
+            let chart = builder.build_cartesian_2d(x, 0f64..max_y);
+            draw!(chart);
         }
     }
     root.present().map_err(|x| e(&x))?;
