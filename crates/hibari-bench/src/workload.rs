@@ -95,20 +95,6 @@ pub fn qos(depth: usize) -> QosProfile {
     QosProfile::default().reliable().keep_last(depth)
 }
 
-/// Subscribes `node` to `topic` for `kind`, recording into `collector`.
-/// `per_process`: take the CPU snapshot of the process, not the thread.
-pub fn subscribe(
-    node: &Node,
-    topic: &str,
-    kind: Kind,
-    depth: usize,
-    collector: Arc<Collector>,
-    per_process: bool,
-) -> Result<Held, hibari::SubscriptionCreateError> {
-    let lane = Lane { index: 0, of: 1 };
-    subscribe_lane(node, topic, kind, depth, collector, per_process, lane)
-}
-
 /// One topic of several (`index` of `of`): its samples' keys tell them
 /// apart from the other topics' (same sequence numbers).
 #[derive(Debug, Clone, Copy)]
@@ -117,6 +103,9 @@ struct Lane {
     of: u64,
 }
 
+/// Subscribes `node` to `topic` for `kind`, recording into `collector` under
+/// `lane`'s keys. `per_process`: take the CPU snapshot of the process, not
+/// the thread.
 fn subscribe_lane(
     node: &Node,
     topic: &str,

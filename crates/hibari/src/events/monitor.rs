@@ -157,6 +157,12 @@ impl EventMonitor {
         self.wanted != 0
     }
 
+    /// Whether [`next_due`](Self::next_due) may ever be `Some` (a callback
+    /// waits on a due time); fixed at creation.
+    pub fn is_timed(&self) -> bool {
+        self.timed
+    }
+
     /// The flag the endpoint's waker sets.
     pub fn flag(&self) -> Arc<AtomicBool> {
         self.flag.clone()

@@ -7,9 +7,10 @@
 //! that signal: a subscription's reader when its queue goes from empty to
 //! non-empty (after setting the subscription's ready flag), a guard condition
 //! when triggered, a timer when reset or created, the context on shutdown.
-//! The executor looks for ready work, and when there is none sleeps on the
-//! signal until it changes or the earliest timer is due. An idle executor
-//! uses no CPU; nothing polls.
+//! Writers in other processes ring the reading entity's own eventfd instead
+//! (its bell, see [`bells`]). The executor looks for ready work, and when
+//! there is none sleeps on the signal and the bells until one changes or the
+//! earliest timer is due. An idle executor uses no CPU; nothing polls.
 //!
 //! # What runs
 //!
@@ -38,9 +39,11 @@ use smallvec::SmallVec;
 use thiserror::Error;
 
 use crate::context::lock;
-use crate::node::{Entity, Node, NodeWaker};
+use crate::node::{Entity, Node};
 use crate::wait::Signal;
+use bells::{BellFds, Bells};
 
+pub(crate) mod bells;
 pub(crate) mod fd_watch;
 pub(crate) mod group;
 pub(crate) mod multi;
@@ -76,6 +79,8 @@ pub(crate) struct Core {
     /// The entity list of the last pass and the versions it was built from,
     /// so a pass allocates nothing unless an entity or node was added.
     cache: Mutex<EntityCache>,
+    /// The reading entities' eventfds, registered for polling.
+    bells: Bells,
 }
 
 type EntityList = Arc<[Weak<dyn Entity>]>;
@@ -83,7 +88,8 @@ type EntityList = Arc<[Weak<dyn Entity>]>;
 /// What one pass of the executor looks at.
 struct Lists {
     entities: EntityList,
-    wakers: Arc<[Arc<NodeWaker>]>,
+    bells: BellFds,
+    timed: EntityList,
     watches: EntityList,
     busy: EntityList,
 }
@@ -91,8 +97,10 @@ struct Lists {
 struct EntityCache {
     key: (u64, u64),
     entities: EntityList,
-    /// The nodes' wakers, whose eventfds the executor polls.
-    wakers: Arc<[Arc<NodeWaker>]>,
+    /// What to poll for the entities' bells.
+    bells: Option<BellFds>,
+    /// The entities that may have a due time.
+    timed: EntityList,
     /// The entities that watch a descriptor of their own.
     watches: EntityList,
     /// The entities that busy-poll: while one lives, the executor never
@@ -105,7 +113,8 @@ impl Default for EntityCache {
         EntityCache {
             key: (u64::MAX, u64::MAX),
             entities: Arc::new([]),
-            wakers: Arc::new([]),
+            bells: None,
+            timed: Arc::new([]),
             watches: Arc::new([]),
             busy: Arc::new([]),
         }
@@ -126,6 +135,7 @@ impl Default for Core {
             cursor: AtomicUsize::new(0),
             nodes_version: AtomicU64::new(0),
             cache: Mutex::default(),
+            bells: Bells::default(),
         }
     }
 }
@@ -160,6 +170,8 @@ impl Core {
         lock(&self.nodes).retain(|n| !n.same(node));
         self.nodes_version.fetch_add(1, Ordering::AcqRel);
         node.inner.waker.detach(&self.signal);
+        // Unregister its bells now: the executor it joins next polls them.
+        drop(self.entities());
     }
 
     /// Stops the spins running now (see the module's "Cancel").
@@ -186,8 +198,9 @@ impl Core {
         self.signal.notify();
     }
 
-    /// The entities of all nodes and the nodes' wakers; rebuilt only when a
-    /// node or an entity was added or a node removed since the last pass.
+    /// The entities of all nodes and their bells; rebuilt (and the bells
+    /// registered) only when a node or an entity was added or a node removed
+    /// since the last pass.
     fn entities(&self) -> Lists {
         let nodes = lock(&self.nodes);
         let key = (
@@ -195,7 +208,7 @@ impl Core {
             nodes.iter().map(Node::entities_version).sum(),
         );
         let mut cache = lock(&self.cache);
-        if cache.key != key {
+        if cache.key != key || cache.bells.is_none() {
             let mut entities = Vec::new();
             for node in nodes.iter() {
                 node.collect_entities(&mut entities);
@@ -211,22 +224,26 @@ impl Core {
                 key,
                 watches: having(|e| e.watched_fd().is_some()),
                 busy: having(|e| e.busy()),
+                timed: having(|e| e.timed()),
+                bells: Some(self.bells.sync(&entities)),
                 entities: entities.into(),
-                wakers: nodes.iter().map(|n| n.inner.waker.clone()).collect(),
             };
         }
         Lists {
             entities: Arc::clone(&cache.entities),
-            wakers: Arc::clone(&cache.wakers),
+            bells: cache
+                .bells
+                .clone()
+                .unwrap_or_else(|| unreachable!("set above")),
+            timed: Arc::clone(&cache.timed),
             watches: Arc::clone(&cache.watches),
             busy: Arc::clone(&cache.busy),
         }
     }
 
-    /// Polls the nodes' eventfds and the watched descriptors — as the
-    /// executor's sleep until `sleep`'s deadline, or just a look — and marks
-    /// what it found: every entity when a node's eventfd was written, a
-    /// watch when its descriptor is readable.
+    /// Polls the bells and the watched descriptors — as the executor's sleep
+    /// until `sleep`'s deadline, or just a look — and marks what it found: the
+    /// entity of a bell that rang, a watch whose descriptor is readable.
     fn poll_fds(
         &self,
         lists: &Lists,
@@ -235,9 +252,8 @@ impl Core {
     ) {
         let live: Vec<Arc<dyn Entity>> = lists.watches.iter().filter_map(Weak::upgrade).collect();
         // On the stack for up to 16: this runs whenever the executor sleeps.
-        let mut fds: SmallVec<[BorrowedFd<'_>; 16]> =
-            lists.wakers.iter().filter_map(|w| w.fd()).collect();
-        let eventfds = fds.len();
+        let mut fds: SmallVec<[BorrowedFd<'_>; 16]> = lists.bells.fds().collect();
+        let bells = fds.len();
         let mut owners = Vec::with_capacity(live.len());
         // A watch flagged readable waits for its callback (its group may be
         // busy): polling it again would return at once, level-triggered.
@@ -247,18 +263,15 @@ impl Core {
                 owners.push(e);
             }
         }
-        let fired = match sleep {
-            Some((seen, wake_at)) => self
-                .signal
-                .wait_polling(seen, wake_at, &fds, eventfds, ready),
-            None => Signal::poll_now(&fds, eventfds, ready),
-        };
-        if fired {
-            Self::probe(&lists.entities);
+        match sleep {
+            Some((seen, wake_at)) => self.signal.wait_polling(seen, wake_at, &fds, ready),
+            None => Signal::poll_now(&fds, ready),
         }
+        self.bells
+            .ring(&lists.bells, &ready[..bells.min(ready.len())]);
         for (e, _) in owners
             .iter()
-            .zip(ready.iter().skip(eventfds))
+            .zip(ready.iter().skip(bells))
             .filter(|(_, r)| **r)
         {
             e.fd_ready();
@@ -267,13 +280,6 @@ impl Core {
         // (woken earlier, they would find nothing and sleep again).
         if ready.iter().any(|r| *r) {
             self.signal.notify();
-        }
-    }
-
-    /// A node's eventfd was written: every reading entity looks again.
-    fn probe(entities: &[Weak<dyn Entity>]) {
-        for e in entities.iter().filter_map(Weak::upgrade) {
-            e.probe();
         }
     }
 
@@ -349,7 +355,8 @@ impl Core {
                 std::hint::spin_loop();
                 continue;
             }
-            let next_timer = entities
+            let next_timer = lists
+                .timed
                 .iter()
                 .filter_map(|e| e.upgrade()?.next_due())
                 .min();

@@ -11,13 +11,13 @@
 //!
 //! [`Signal::wait_polling`] is the executor's: one thread at a time (the
 //! *poller*) sleeps in `poll(2)` on the signal's own eventfd and on the
-//! eventfds of the executor's nodes; the executor's other threads sleep on
-//! the condition variable. A node's eventfd is what shared-memory writers in
-//! other processes write when a subscription of the node armed its rings
-//! ([`Notify::wake_fd`](hibari_transport::Notify::wake_fd)), so a sample
-//! from another process wakes the executor in one hop, with no thread of
-//! ours in between. `notify` writes the signal's eventfd only while a poller
-//! sleeps, so in-process wake-ups cost what they did.
+//! executor's descriptors (its bells' `epoll`, users' watched descriptors);
+//! the executor's other threads sleep on the condition variable. A bell is
+//! what shared-memory writers in other processes write when a subscription
+//! armed its rings ([`Notify::wake_fd`](hibari_transport::Notify::wake_fd)),
+//! so a sample from another process wakes the executor in one hop, with no
+//! thread of ours in between. `notify` writes the signal's eventfd only
+//! while a poller sleeps, so in-process wake-ups cost what they did.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -108,38 +108,34 @@ impl Signal {
     }
 
     /// The executor's sleep: like [`wait`](Self::wait), but the thread that
-    /// gets to poll also wakes when one of `fds` is readable. The first
-    /// `eventfds` of them are nodes' eventfds, reset here; the others are
-    /// descriptors users watch, left as they are. Afterwards `ready[i]` tells
-    /// whether `fds[i]` was readable (empty for a thread that slept on the
-    /// condition variable instead). Returns whether a node's eventfd
-    /// was written: the caller then looks at every entity, since it cannot
-    /// tell which reader armed it. When anything was readable, the caller
-    /// flags the work it stands for and then calls [`notify`](Self::notify),
-    /// so that the other threads wake to find it (probe first, then wake).
+    /// gets to poll also wakes when one of `fds` is readable (they are left
+    /// as they are). Afterwards `ready[i]` tells whether `fds[i]` was
+    /// readable (empty for a thread that slept on the condition variable
+    /// instead). When anything was readable, the caller flags the work it
+    /// stands for and then calls [`notify`](Self::notify), so that the other
+    /// threads wake to find it (flag first, then wake).
     pub fn wait_polling(
         &self,
         seen: u64,
         deadline: Option<Instant>,
         fds: &[BorrowedFd<'_>],
-        eventfds: usize,
         ready: &mut Vec<bool>,
-    ) -> bool {
+    ) {
         ready.clear(); // nothing readable unless this thread polls
         let Some(efd) = self.efd.get_or_init(|| eventfd::new().ok()).as_ref() else {
             // No eventfd to be had: sleep briefly, then look everywhere.
             let short = Instant::now() + Duration::from_millis(1);
             self.wait(seen, Some(deadline.map_or(short, |d| d.min(short))));
-            Self::poll_now(fds, eventfds, ready);
-            return true;
+            Self::poll_now(fds, ready);
+            return;
         };
         let mut st = lock(&self.state);
         if st.generation != seen {
-            return false;
+            return;
         }
         if st.polling {
             drop(self.sleep(st, seen, deadline));
-            return false;
+            return;
         }
         st.polling = true;
         drop(st);
@@ -151,34 +147,21 @@ impl Signal {
         if ready.remove(0) {
             eventfd::drain(efd.as_fd());
         }
-        let fired = Self::drain(fds, eventfds, ready);
         // The other threads are not woken here: what was readable is not
         // flagged yet (the caller probes the entities), so they would find
         // nothing and sleep again, leaving the work to this thread alone. The
         // caller flags it, then `notify`s.
         lock(&self.state).polling = false;
-        fired
-    }
-
-    /// Resets the readable eventfds among the first `eventfds` of `fds`;
-    /// returns whether there was one.
-    fn drain(fds: &[BorrowedFd<'_>], eventfds: usize, ready: &[bool]) -> bool {
-        let mut fired = false;
-        for (fd, _) in fds[..eventfds].iter().zip(ready).filter(|(_, r)| **r) {
-            fired |= eventfd::drain(*fd);
-        }
-        fired
     }
 
     /// [`wait_polling`](Self::wait_polling) without sleeping: a busy
     /// executor does this now and then, since no thread polls while every
     /// thread runs callbacks.
-    pub fn poll_now(fds: &[BorrowedFd<'_>], eventfds: usize, ready: &mut Vec<bool>) -> bool {
+    pub fn poll_now(fds: &[BorrowedFd<'_>], ready: &mut Vec<bool>) {
         if fds.is_empty() {
             ready.clear();
-            return false;
+            return;
         }
         eventfd::poll_readable(fds, Some(Instant::now()), ready);
-        Self::drain(fds, eventfds, ready)
     }
 }

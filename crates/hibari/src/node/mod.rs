@@ -3,7 +3,7 @@
 
 use std::any::Any;
 use std::fmt;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError, Weak};
 use std::time::Instant;
@@ -17,6 +17,7 @@ pub(crate) mod options;
 pub(crate) mod remap;
 
 use crate::context::{lock, Context, NodeCreateError};
+use crate::executor::bells::Bell;
 use crate::group::{CallbackGroup, CallbackGroupType, GroupGuard};
 use crate::node::names::{expand_topic_name, NameError};
 use crate::parameter::overrides;
@@ -33,10 +34,20 @@ pub(crate) trait Entity: Send + Sync {
     fn next_due(&self) -> Option<Instant> {
         None
     }
-    /// The node's eventfd was written by a reader's writer in another
-    /// process: look at the reader on the next pass (entities with readers
-    /// set their ready flag).
+    /// Whether [`next_due`](Entity::next_due) may ever say a time: fixed at
+    /// creation, so an executor asks only these before it sleeps (not a
+    /// thousand subscriptions without deadlines). The default says yes.
+    fn timed(&self) -> bool {
+        true
+    }
+    /// The entity's [`bell`](Entity::bell) rang (a writer in another process
+    /// wrote it): look at the reader on the next pass.
     fn probe(&self) {}
+    /// The eventfd its reader hands to writers in other processes, which
+    /// the executor polls ([`bells`](crate::executor::bells)).
+    fn bell(&self) -> Option<Bell> {
+        None
+    }
     /// Whether the entity polls instead of being woken (a busy-polling
     /// subscription): an executor with one never sleeps.
     fn busy(&self) -> bool {
@@ -65,6 +76,14 @@ pub(crate) fn lock_callback<T: ?Sized>(callback: &Mutex<T>) -> Option<MutexGuard
         Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
         Err(TryLockError::WouldBlock) => None,
     }
+}
+
+/// A reading entity's [`probe`](Entity::probe): flags it ready and wakes
+/// the executor spinning its node, which is not the one whose poll found the
+/// bell if the node has just moved to another executor.
+pub(crate) fn flag_ready(ready: &AtomicBool, waker: &NodeWaker) {
+    ready.store(true, Ordering::Release);
+    waker.wake();
 }
 
 /// Takes the next sample of an entity's reader whose waker sets `ready`.
@@ -102,28 +121,17 @@ pub(crate) fn next_request<'a, C: ?Sized>(
 }
 
 /// Where a node's entities send their wake-ups: the signal of the executor
-/// spinning the node, if any; and the node's eventfd, which writers in other
-/// processes write directly ([`WakeEntity`]) and the executor polls.
+/// spinning the node, if any. (Writers in other processes ring an entity's
+/// own eventfd instead, its [`Bell`].)
 #[derive(Default)]
 pub(crate) struct NodeWaker {
     signal: Mutex<Option<Arc<Signal>>>,
-    /// `None` only if the system refused an eventfd: the transport then
-    /// wakes through `notify` (one more hop).
-    efd: Option<OwnedFd>,
 }
 
 impl NodeWaker {
-    /// A waker with its own eventfd.
+    /// A waker attached to no executor.
     pub fn new() -> NodeWaker {
-        NodeWaker {
-            signal: Mutex::new(None),
-            efd: hibari_shm::eventfd::new().ok(),
-        }
-    }
-
-    /// The node's eventfd, polled by the executor spinning it.
-    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
-        self.efd.as_ref().map(AsFd::as_fd)
+        NodeWaker::default()
     }
 
     /// Wakes the executor spinning the node (no lock is held while it wakes).
@@ -157,13 +165,16 @@ impl NodeWaker {
 
 /// The waker of an entity that reads: `mark` flags it ready, then the
 /// executor spinning its node (if any) is woken. Its
-/// [`wake_fd`](Notify::wake_fd) is the node's eventfd, so a writer in another
-/// process wakes the executor directly; the executor then probes every
+/// [`wake_fd`](Notify::wake_fd) is the entity's bell, so a writer in another
+/// process wakes the executor directly; the executor then probes that
 /// entity, which does what `mark` does.
 pub(crate) struct WakeEntity<F> {
     pub mark: F,
     /// `None`: the entity is not run by executors (nothing to wake).
     pub waker: Option<Arc<NodeWaker>>,
+    /// The entity's bell (`None` when not run by executors, or when the
+    /// system refused an eventfd).
+    pub bell: Option<Bell>,
 }
 
 impl<F: Fn() + Send + Sync> Notify for WakeEntity<F> {
@@ -175,7 +186,8 @@ impl<F: Fn() + Send + Sync> Notify for WakeEntity<F> {
     }
 
     fn wake_fd(&self) -> Option<BorrowedFd<'_>> {
-        Some(self.waker.as_ref()?.efd.as_ref()?.as_fd())
+        self.waker.as_ref()?;
+        Some(self.bell.as_ref()?.as_fd())
     }
 }
 

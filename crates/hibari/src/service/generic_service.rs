@@ -29,8 +29,9 @@ use hibari_transport::{
 };
 use thiserror::Error;
 
+use crate::executor::bells::{new_bell, Bell};
 use crate::group::CallbackGroup;
-use crate::node::{next_request, Entity, Node, NodeWaker, WakeEntity};
+use crate::node::{flag_ready, next_request, Entity, Node, NodeWaker, WakeEntity};
 use crate::options::ServiceOptions;
 use crate::service::reply::{reply_topic, request_topic, RequestId};
 use crate::service::server::ServiceCreateError;
@@ -77,6 +78,8 @@ struct GenericServerShared {
     /// Set by the request reader's waker; cleared before a take that finds
     /// nothing.
     ready: Arc<AtomicBool>,
+    /// Rung by clients' writers in other processes.
+    bell: Option<Bell>,
     callback: Mutex<Box<dyn FnMut(CdrBytes, ServiceResponder) + Send>>,
     group: CallbackGroup,
     waker: Arc<NodeWaker>,
@@ -85,7 +88,11 @@ struct GenericServerShared {
 
 impl Entity for GenericServerShared {
     fn probe(&self) {
-        self.ready.store(true, Ordering::Release);
+        flag_ready(&self.ready, &self.waker);
+    }
+
+    fn bell(&self) -> Option<Bell> {
+        self.bell.clone()
     }
 
     fn execute(&self, _now: Instant) -> bool {
@@ -258,6 +265,7 @@ impl Node {
             requests,
             replies,
             ready: Arc::new(AtomicBool::new(false)),
+            bell: new_bell(),
             callback: Mutex::new(Box::new(callback)),
             group: options
                 .group
@@ -270,6 +278,7 @@ impl Node {
         shared.requests.set_notify(Some(Arc::new(WakeEntity {
             mark: move || ready.store(true, Ordering::Release),
             waker: Some(waker),
+            bell: shared.bell.clone(),
         })));
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));

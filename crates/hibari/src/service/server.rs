@@ -26,9 +26,10 @@ use hibari_transport::{
 };
 use thiserror::Error;
 
+use crate::executor::bells::{new_bell, Bell};
 use crate::group::CallbackGroup;
 use crate::node::names::NameError;
-use crate::node::{next_request, Entity, Node, NodeWaker, WakeEntity};
+use crate::node::{flag_ready, next_request, Entity, Node, NodeWaker, WakeEntity};
 use crate::options::ServiceOptions;
 use crate::service::reply::{reply_topic, request_topic, ReplyAdapter, ReplyCell, RequestId};
 use crate::Service;
@@ -96,6 +97,8 @@ struct ServerShared<S: Service> {
     /// Set by the request reader's waker; cleared before a take that finds
     /// nothing.
     ready: Arc<AtomicBool>,
+    /// Rung by clients' writers in other processes.
+    bell: Option<Bell>,
     callback: Mutex<Respond<S>>,
     group: CallbackGroup,
     /// The node's waker, woken when the group frees up.
@@ -106,7 +109,11 @@ struct ServerShared<S: Service> {
 
 impl<S: Service> Entity for ServerShared<S> {
     fn probe(&self) {
-        self.ready.store(true, Ordering::Release);
+        flag_ready(&self.ready, &self.waker);
+    }
+
+    fn bell(&self) -> Option<Bell> {
+        self.bell.clone()
     }
 
     fn execute(&self, _now: Instant) -> bool {
@@ -235,6 +242,7 @@ impl Node {
             requests,
             replies,
             ready: Arc::new(AtomicBool::new(false)),
+            bell: new_bell(),
             callback: Mutex::new(respond),
             group: group.unwrap_or_else(|| self.default_callback_group()),
             waker: self.inner.waker.clone(),
@@ -246,6 +254,7 @@ impl Node {
         shared.requests.set_notify(Some(Arc::new(WakeEntity {
             mark: move || ready.store(true, Ordering::Release),
             waker: Some(waker),
+            bell: shared.bell.clone(),
         })));
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));

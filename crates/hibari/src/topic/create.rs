@@ -185,6 +185,7 @@ impl Node {
                 flag.store(true, Ordering::Release);
             },
             waker: entity.then_some(waker),
+            bell: shared.bell.clone(),
         })));
         if entity {
             let entity: Arc<dyn Entity> = shared.clone();

@@ -149,6 +149,10 @@ impl Entity for PublisherShared {
         self.events.run(&*self.writer, false)
     }
 
+    fn timed(&self) -> bool {
+        self.events.is_timed()
+    }
+
     fn next_due(&self) -> Option<Instant> {
         let due = self.events.next_due()?;
         self.group.is_free(&self.waker).then_some(due)

@@ -18,8 +18,9 @@ use hibari_transport::{
 };
 
 use crate::events::monitor::EventMonitor;
+use crate::executor::bells::{new_bell, Bell};
 use crate::group::CallbackGroup;
-use crate::node::{lock_callback, take_ready, Entity, NodeWaker};
+use crate::node::{flag_ready, lock_callback, take_ready, Entity, NodeWaker};
 
 pub(crate) type Handler = Box<dyn FnMut(Sample) -> Result<(), PayloadError> + Send>;
 
@@ -37,6 +38,8 @@ pub(crate) struct SubscriptionShared {
     group: CallbackGroup,
     waker: Arc<NodeWaker>,
     pub(crate) events: EventMonitor,
+    /// Rung by writers in other processes (an executor's entity only).
+    pub(crate) bell: Option<Bell>,
 }
 
 impl SubscriptionShared {
@@ -48,7 +51,9 @@ impl SubscriptionShared {
         events: EventMonitor,
         busy_poll: bool,
     ) -> Self {
+        let entity = handler.is_some() || events.has_callbacks();
         SubscriptionShared {
+            bell: entity.then(new_bell).flatten(),
             busy_poll,
             reader,
             ready: Arc::new(AtomicBool::new(false)),
@@ -109,11 +114,15 @@ impl SubscriptionShared {
 
 impl Entity for SubscriptionShared {
     fn probe(&self) {
-        self.ready.store(true, Ordering::Release);
+        flag_ready(&self.ready, &self.waker);
     }
 
     fn busy(&self) -> bool {
         self.busy_poll
+    }
+
+    fn bell(&self) -> Option<Bell> {
+        self.bell.clone()
     }
 
     fn execute(&self, _now: Instant) -> bool {
@@ -127,10 +136,17 @@ impl Entity for SubscriptionShared {
         if samples && self.deliver_sample() {
             return true;
         }
+        if !self.events.may_run() {
+            return false;
+        }
         // Samples still queued (a polled subscription's, or ones whose
         // callback runs on another thread) count as on time.
         let waiting = self.reader.queued() > 0;
         self.events.run(&*self.reader, waiting)
+    }
+
+    fn timed(&self) -> bool {
+        self.events.is_timed()
     }
 
     fn next_due(&self) -> Option<Instant> {
