@@ -12,6 +12,15 @@
 //! there is none sleeps on the signal and the bells until one changes or the
 //! earliest timer is due. An idle executor uses no CPU; nothing polls.
 //!
+//! Looking for work is a pass over every entity, except after a wake-up by
+//! bells alone: the signal has not changed since the last pass that found
+//! nothing, so only the entities whose bells rang can have work, and the
+//! executor runs those (queued as they rang) without looking at the others.
+//! A node with 1,000 subscriptions fed from other processes is as cheap per
+//! sample as a node with one. Every [`POLL_EVERY`] callbacks in a row, and
+//! after any other wake-up (a timer's time, the signal), it passes over
+//! every entity again.
+//!
 //! # What runs
 //!
 //! One unit of work is one sample delivered to one subscription callback, one
@@ -41,11 +50,13 @@ use thiserror::Error;
 use crate::context::lock;
 use crate::node::{Entity, Node};
 use crate::wait::Signal;
-use bells::{BellFds, Bells};
+use bells::Bells;
+use lists::{EntityCache, Lists, Scratch};
 
 pub(crate) mod bells;
 pub(crate) mod fd_watch;
 pub(crate) mod group;
+mod lists;
 pub(crate) mod multi;
 mod single;
 pub(crate) mod timer;
@@ -83,47 +94,9 @@ pub(crate) struct Core {
     bells: Bells,
 }
 
-type EntityList = Arc<[Weak<dyn Entity>]>;
-
-/// What one pass of the executor looks at.
-struct Lists {
-    entities: EntityList,
-    bells: BellFds,
-    timed: EntityList,
-    watches: EntityList,
-    busy: EntityList,
-}
-
-struct EntityCache {
-    key: (u64, u64),
-    entities: EntityList,
-    /// What to poll for the entities' bells.
-    bells: Option<BellFds>,
-    /// The entities that may have a due time.
-    timed: EntityList,
-    /// The entities that watch a descriptor of their own.
-    watches: EntityList,
-    /// The entities that busy-poll: while one lives, the executor never
-    /// sleeps.
-    busy: EntityList,
-}
-
-impl Default for EntityCache {
-    fn default() -> Self {
-        EntityCache {
-            key: (u64::MAX, u64::MAX),
-            entities: Arc::new([]),
-            bells: None,
-            timed: Arc::new([]),
-            watches: Arc::new([]),
-            busy: Arc::new([]),
-        }
-    }
-}
-
-/// Callbacks run in a row after which a busy executor looks at its nodes'
-/// eventfds without sleeping (a system call): no thread polls them while
-/// every thread runs callbacks.
+/// Callbacks run in a row after which a busy executor looks at its bells
+/// without sleeping (a system call; no thread polls them while every thread
+/// runs callbacks), and then at every entity (a due timer says nothing).
 const POLL_EVERY: u32 = 32;
 
 impl Default for Core {
@@ -198,58 +171,17 @@ impl Core {
         self.signal.notify();
     }
 
-    /// The entities of all nodes and their bells; rebuilt (and the bells
-    /// registered) only when a node or an entity was added or a node removed
-    /// since the last pass.
-    fn entities(&self) -> Lists {
-        let nodes = lock(&self.nodes);
-        let key = (
-            self.nodes_version.load(Ordering::Acquire),
-            nodes.iter().map(Node::entities_version).sum(),
-        );
-        let mut cache = lock(&self.cache);
-        if cache.key != key || cache.bells.is_none() {
-            let mut entities = Vec::new();
-            for node in nodes.iter() {
-                node.collect_entities(&mut entities);
-            }
-            let having = |has: fn(&dyn Entity) -> bool| -> EntityList {
-                entities
-                    .iter()
-                    .filter(|e| e.upgrade().is_some_and(|e| has(&*e)))
-                    .cloned()
-                    .collect()
-            };
-            *cache = EntityCache {
-                key,
-                watches: having(|e| e.watched_fd().is_some()),
-                busy: having(|e| e.busy()),
-                timed: having(|e| e.timed()),
-                bells: Some(self.bells.sync(&entities)),
-                entities: entities.into(),
-            };
-        }
-        Lists {
-            entities: Arc::clone(&cache.entities),
-            bells: cache
-                .bells
-                .clone()
-                .unwrap_or_else(|| unreachable!("set above")),
-            timed: Arc::clone(&cache.timed),
-            watches: Arc::clone(&cache.watches),
-            busy: Arc::clone(&cache.busy),
-        }
-    }
-
     /// Polls the bells and the watched descriptors — as the executor's sleep
     /// until `sleep`'s deadline, or just a look — and marks what it found: the
-    /// entity of a bell that rang, a watch whose descriptor is readable.
+    /// entity of a bell that rang (queued in the bells' *rung*), a watch whose
+    /// descriptor is readable. Returns whether bells rang and nothing else:
+    /// then the rung entities are all the new work there is to look at.
     fn poll_fds(
         &self,
         lists: &Lists,
         sleep: Option<(u64, Option<Instant>)>,
         ready: &mut Vec<bool>,
-    ) {
+    ) -> bool {
         let live: Vec<Arc<dyn Entity>> = lists.watches.iter().filter_map(Weak::upgrade).collect();
         // On the stack for up to 16: this runs whenever the executor sleeps.
         let mut fds: SmallVec<[BorrowedFd<'_>; 16]> = lists.bells.fds().collect();
@@ -267,20 +199,42 @@ impl Core {
             Some((seen, wake_at)) => self.signal.wait_polling(seen, wake_at, &fds, ready),
             None => Signal::poll_now(&fds, ready),
         }
-        self.bells
+        let rang = self
+            .bells
             .ring(&lists.bells, &ready[..bells.min(ready.len())]);
+        let mut watched = false;
         for (e, _) in owners
             .iter()
             .zip(ready.iter().skip(bells))
             .filter(|(_, r)| **r)
         {
             e.fd_ready();
+            watched = true;
         }
         // Only now that the work is flagged may other threads look for it
         // (woken earlier, they would find nothing and sleep again).
-        if ready.iter().any(|r| *r) {
+        if watched {
             self.signal.notify();
+        } else if rang {
+            self.signal.notify_sleepers();
         }
+        rang && !watched
+    }
+
+    /// Runs one unit of work of an entity whose bell rang; returns whether
+    /// it did. An entity that ran is queued again (it may have more).
+    fn execute_rung(&self) -> bool {
+        let now = Instant::now();
+        while let Some(rung) = self.bells.next_rung() {
+            let Some(entity) = rung.upgrade() else {
+                continue;
+            };
+            if entity.execute(now) {
+                self.bells.again(rung);
+                return true;
+            }
+        }
+        false
     }
 
     /// Runs one unit of ready work, round robin; returns whether it did.
@@ -322,6 +276,10 @@ impl Core {
         let mut in_a_row = 0u32;
         let mut scratch = Scratch::take();
         let scratch = &mut scratch.0;
+        // The generation at the last pass over every entity that found
+        // nothing: while the signal stays there and only bells ring, the
+        // rung entities are the only ones that may have work.
+        let mut scanned: Option<u64> = None;
         loop {
             if self.stopped(start) {
                 return false;
@@ -329,7 +287,13 @@ impl Core {
             let seen = self.signal.generation();
             let lists = self.entities();
             let entities = &lists.entities;
-            let ran = self.execute_one(entities);
+            let every = scanned != Some(seen) || !lists.busy.is_empty();
+            let ran = if every {
+                self.bells.forget_rung();
+                self.execute_one(entities)
+            } else {
+                self.execute_rung()
+            };
             if done(ran) {
                 return true;
             }
@@ -338,10 +302,16 @@ impl Core {
                 if in_a_row >= POLL_EVERY {
                     in_a_row = 0;
                     self.poll_fds(&lists, None, scratch);
+                    // Timers say nothing when due: a busy stream of rung
+                    // entities must not keep the executor from them.
+                    scanned = None;
                 }
                 continue;
             }
             in_a_row = 0;
+            if every {
+                scanned = Some(seen);
+            }
             let now = Instant::now();
             if deadline.is_some_and(|d| now >= d) {
                 return false;
@@ -364,30 +334,10 @@ impl Core {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
-            self.poll_fds(&lists, Some((seen, wake_at)), scratch);
+            if !self.poll_fds(&lists, Some((seen, wake_at)), scratch) {
+                // A timer's time, a watch, or nothing: look everywhere.
+                scanned = None;
+            }
         }
-    }
-}
-
-thread_local! {
-    static SCRATCH: std::cell::Cell<Vec<bool>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// The poll's readiness flags, kept by each thread from one spin to the
-/// next: a `spin_once` per message would otherwise allocate them anew each
-/// time it sleeps (a spin inside a callback gets a fresh one).
-struct Scratch(Vec<bool>);
-
-impl Scratch {
-    fn take() -> Scratch {
-        Scratch(SCRATCH.with(std::cell::Cell::take))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let kept = std::mem::take(&mut self.0);
-        // A thread being torn down has no locals left: the flags just go.
-        let _ = SCRATCH.try_with(|s| s.set(kept));
     }
 }

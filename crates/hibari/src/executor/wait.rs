@@ -64,6 +64,18 @@ impl Signal {
         }
     }
 
+    /// Wakes the threads asleep on the condition variable, if there are
+    /// any (not a poller): work was queued that any thread may take.
+    pub fn notify_sleepers(&self) {
+        let mut st = lock(&self.state);
+        if st.sleepers == 0 {
+            return;
+        }
+        st.generation = st.generation.wrapping_add(1);
+        drop(st);
+        self.changed.notify_all();
+    }
+
     /// The current generation: read it before looking for work.
     pub fn generation(&self) -> u64 {
         lock(&self.state).generation

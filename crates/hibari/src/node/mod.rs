@@ -78,14 +78,6 @@ pub(crate) fn lock_callback<T: ?Sized>(callback: &Mutex<T>) -> Option<MutexGuard
     }
 }
 
-/// A reading entity's [`probe`](Entity::probe): flags it ready and wakes
-/// the executor spinning its node, which is not the one whose poll found the
-/// bell if the node has just moved to another executor.
-pub(crate) fn flag_ready(ready: &AtomicBool, waker: &NodeWaker) {
-    ready.store(true, Ordering::Release);
-    waker.wake();
-}
-
 /// Takes the next sample of an entity's reader whose waker sets `ready`.
 /// `ready` is cleared before the take, so a sample pushed after an empty
 /// take wakes the entity again (the queue went from empty to non-empty), and

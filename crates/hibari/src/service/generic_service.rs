@@ -31,7 +31,7 @@ use thiserror::Error;
 
 use crate::executor::bells::{new_bell, Bell};
 use crate::group::CallbackGroup;
-use crate::node::{flag_ready, next_request, Entity, Node, NodeWaker, WakeEntity};
+use crate::node::{next_request, Entity, Node, NodeWaker, WakeEntity};
 use crate::options::ServiceOptions;
 use crate::service::reply::{reply_topic, request_topic, RequestId};
 use crate::service::server::ServiceCreateError;
@@ -88,7 +88,7 @@ struct GenericServerShared {
 
 impl Entity for GenericServerShared {
     fn probe(&self) {
-        flag_ready(&self.ready, &self.waker);
+        self.ready.store(true, Ordering::Release);
     }
 
     fn bell(&self) -> Option<Bell> {

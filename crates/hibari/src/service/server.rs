@@ -29,7 +29,7 @@ use thiserror::Error;
 use crate::executor::bells::{new_bell, Bell};
 use crate::group::CallbackGroup;
 use crate::node::names::NameError;
-use crate::node::{flag_ready, next_request, Entity, Node, NodeWaker, WakeEntity};
+use crate::node::{next_request, Entity, Node, NodeWaker, WakeEntity};
 use crate::options::ServiceOptions;
 use crate::service::reply::{reply_topic, request_topic, ReplyAdapter, ReplyCell, RequestId};
 use crate::Service;
@@ -109,7 +109,7 @@ struct ServerShared<S: Service> {
 
 impl<S: Service> Entity for ServerShared<S> {
     fn probe(&self) {
-        flag_ready(&self.ready, &self.waker);
+        self.ready.store(true, Ordering::Release);
     }
 
     fn bell(&self) -> Option<Bell> {

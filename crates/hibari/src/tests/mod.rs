@@ -1,5 +1,6 @@
 //! Tests of the runtime through its public API, in one process.
 
+mod bells;
 mod events;
 mod executor;
 mod groups;

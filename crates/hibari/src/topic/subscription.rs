@@ -20,7 +20,7 @@ use hibari_transport::{
 use crate::events::monitor::EventMonitor;
 use crate::executor::bells::{new_bell, Bell};
 use crate::group::CallbackGroup;
-use crate::node::{flag_ready, lock_callback, take_ready, Entity, NodeWaker};
+use crate::node::{lock_callback, take_ready, Entity, NodeWaker};
 
 pub(crate) type Handler = Box<dyn FnMut(Sample) -> Result<(), PayloadError> + Send>;
 
@@ -114,7 +114,7 @@ impl SubscriptionShared {
 
 impl Entity for SubscriptionShared {
     fn probe(&self) {
-        flag_ready(&self.ready, &self.waker);
+        self.ready.store(true, Ordering::Release);
     }
 
     fn busy(&self) -> bool {
