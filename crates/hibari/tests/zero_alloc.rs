@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hibari::msg::sensor_msgs::msg::Image;
-use hibari::{Context, QosProfile, SingleThreadedExecutor};
+use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
 use hibari_testkit::TestDomain;
 
 const CHILD: &str = "HIBARI_TEST_CHILD";
@@ -311,6 +311,52 @@ fn publish_ref_and_take_into_make_no_allocation_per_message_between_processes() 
     assert!(
         sending <= GROWTH && taking <= GROWTH,
         "allocations over {MEASURED} messages: {:?} (publish_ref, take_into), more than the {GROWTH} of memory growth",
+        (sending, taking)
+    );
+}
+
+/// `publish_ref` to a borrowed callback (`FnMut(&Image, &SampleInfo)`) run
+/// by an executor: the subscription decodes each sample into a message it
+/// keeps, reusing the frame's buffer, so taking allocates nothing either.
+#[test]
+fn publish_ref_to_a_borrowed_callback_makes_no_allocation_per_message_between_processes() {
+    let reserved = TestDomain::reserve();
+    let ctx = Context::with_domain(reserved.id());
+    let node = ctx.create_node("zero_alloc_sub").unwrap();
+    let latest = Arc::new(AtomicU64::new(0));
+    let bad = Arc::new(AtomicU64::new(0));
+    let (l, b) = (latest.clone(), bad.clone());
+    let _sub = node
+        .create_subscription(
+            TOPIC,
+            QosProfile::default().reliable().keep_last(DEPTH),
+            move |m: &Image, info: &SampleInfo| {
+                let before = l.swap(info.sequence, Ordering::Relaxed);
+                let want = (info.sequence - 1) as u8;
+                let whole = m.data.len() == (WIDTH * HEIGHT * 3) as usize;
+                if !whole || m.data.first() != Some(&want) || m.data.last() != Some(&want) {
+                    b.fetch_add(1, Ordering::Relaxed);
+                }
+                if before < WARMUP && info.sequence >= WARMUP {
+                    start_counting();
+                }
+            },
+        )
+        .unwrap();
+    let child = publisher(&reserved, "reused");
+    let exec = SingleThreadedExecutor::new();
+    exec.add_node(&node).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while latest.load(Ordering::Relaxed) < LAST && Instant::now() < deadline {
+        exec.spin_once(Duration::from_millis(100));
+    }
+    let taking = stop_counting();
+    assert_eq!(latest.load(Ordering::Relaxed), LAST, "the last sample came");
+    assert_eq!(bad.load(Ordering::Relaxed), 0, "samples not as sent");
+    let sending = sent_allocations(child);
+    assert!(
+        sending <= GROWTH && taking <= GROWTH,
+        "allocations over {MEASURED} messages: {:?} (publish_ref, executor + borrowed callback), more than the {GROWTH} of memory growth",
         (sending, taking)
     );
 }

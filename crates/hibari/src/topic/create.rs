@@ -105,7 +105,8 @@ impl Node {
         options: impl Into<SubscriptionOptions<Ad>>,
         mut callback: impl SubscriptionCallback<A, Ad, Marker>,
     ) -> Result<Subscription<A>, SubscriptionCreateError> {
-        let handler: Handler = Box::new(move |sample| callback.deliver(sample));
+        let mut kept = None;
+        let handler: Handler = Box::new(move |sample| callback.deliver(sample, &mut kept));
         self.subscribe::<A>(topic, Some(handler), options.into().unadapted())
     }
 
