@@ -231,8 +231,27 @@ fn loan_send_and_view_take_make_no_allocation_per_message_between_processes() {
         )
         .unwrap();
     let child = publisher(&reserved, "loan");
+    spin_and_count(
+        &node,
+        &latest,
+        &bad,
+        child,
+        "loan + send, executor + view take",
+    );
+}
+
+/// Spins `node` until the last sample came (its callback stores the latest
+/// sequence in `latest`, counts bad samples in `bad` and starts counting
+/// after the warm-up), then checks what both sides allocated.
+fn spin_and_count(
+    node: &hibari::Node,
+    latest: &AtomicU64,
+    bad: &AtomicU64,
+    child: Kill,
+    what: &str,
+) {
     let exec = SingleThreadedExecutor::new();
-    exec.add_node(&node).unwrap();
+    exec.add_node(node).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while latest.load(Ordering::Relaxed) < LAST && Instant::now() < deadline {
         exec.spin_once(Duration::from_millis(100));
@@ -243,7 +262,7 @@ fn loan_send_and_view_take_make_no_allocation_per_message_between_processes() {
     let sending = sent_allocations(child);
     assert!(
         sending <= GROWTH && taking <= GROWTH,
-        "allocations over {MEASURED} messages: {:?} (loan + send, executor + view take), more than the {GROWTH} of memory growth",
+        "allocations over {MEASURED} messages: {:?} ({what}), more than the {GROWTH} of memory growth",
         (sending, taking)
     );
 }
@@ -344,19 +363,6 @@ fn publish_ref_to_a_borrowed_callback_makes_no_allocation_per_message_between_pr
         )
         .unwrap();
     let child = publisher(&reserved, "reused");
-    let exec = SingleThreadedExecutor::new();
-    exec.add_node(&node).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while latest.load(Ordering::Relaxed) < LAST && Instant::now() < deadline {
-        exec.spin_once(Duration::from_millis(100));
-    }
-    let taking = stop_counting();
-    assert_eq!(latest.load(Ordering::Relaxed), LAST, "the last sample came");
-    assert_eq!(bad.load(Ordering::Relaxed), 0, "samples not as sent");
-    let sending = sent_allocations(child);
-    assert!(
-        sending <= GROWTH && taking <= GROWTH,
-        "allocations over {MEASURED} messages: {:?} (publish_ref, executor + borrowed callback), more than the {GROWTH} of memory growth",
-        (sending, taking)
-    );
+    let what = "publish_ref, executor + borrowed callback";
+    spin_and_count(&node, &latest, &bad, child, what);
 }
