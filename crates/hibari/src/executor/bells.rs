@@ -29,7 +29,7 @@
 //! Without `epoll` (the system refused one), the executor polls every bell
 //! directly: the same wake-ups, a cost linear in the entities.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex, Weak};
@@ -106,9 +106,13 @@ impl Bells {
             .iter()
             .filter_map(|w| Some((w.clone(), w.upgrade()?.bell()?)))
             .collect();
+        // A registered bell's descriptor stays open (the registration holds
+        // it), so its number is its own: no live bell can have it unless it
+        // is the same bell.
+        let numbers: HashSet<RawFd> = live.iter().map(|(_, b)| b.as_raw_fd()).collect();
         let mut registered = lock(&self.registered);
-        registered.retain(|_, (_, bell)| {
-            let keep = live.iter().any(|(_, b)| Arc::ptr_eq(b, bell));
+        registered.retain(|fd, (_, bell)| {
+            let keep = numbers.contains(fd);
             if let (false, Some(ep)) = (keep, &self.epoll) {
                 let _ = epoll::delete(ep, bell);
             }
