@@ -25,8 +25,9 @@ pub(super) struct Lists {
 pub(super) struct EntityCache {
     key: (u64, u64),
     entities: EntityList,
-    /// What to poll for the entities' bells.
-    bells: Option<BellFds>,
+    /// What to poll for the entities' bells (none before the first pass,
+    /// whose key never matches the default's).
+    bells: BellFds,
     /// The entities that may have a due time.
     timed: EntityList,
     /// The entities that watch a descriptor of their own.
@@ -41,7 +42,7 @@ impl Default for EntityCache {
         EntityCache {
             key: (u64::MAX, u64::MAX),
             entities: Arc::new([]),
-            bells: None,
+            bells: BellFds::Each(Arc::new([])),
             timed: Arc::new([]),
             watches: Arc::new([]),
             busy: Arc::new([]),
@@ -60,7 +61,7 @@ impl Core {
             nodes.iter().map(Node::entities_version).sum(),
         );
         let mut cache = lock(&self.cache);
-        if cache.key != key || cache.bells.is_none() {
+        if cache.key != key {
             let mut entities = Vec::new();
             for node in nodes.iter() {
                 node.collect_entities(&mut entities);
@@ -77,16 +78,13 @@ impl Core {
                 watches: having(|e| e.watched_fd().is_some()),
                 busy: having(|e| e.busy()),
                 timed: having(|e| e.timed()),
-                bells: Some(self.bells.sync(&entities)),
+                bells: self.bells.sync(&entities),
                 entities: entities.into(),
             };
         }
         Lists {
             entities: Arc::clone(&cache.entities),
-            bells: cache
-                .bells
-                .clone()
-                .unwrap_or_else(|| unreachable!("set above")),
+            bells: cache.bells.clone(),
             timed: Arc::clone(&cache.timed),
             watches: Arc::clone(&cache.watches),
             busy: Arc::clone(&cache.busy),
