@@ -3,13 +3,16 @@
 
 mod common;
 
+use std::process::Command as StdCommand;
 use std::sync::Arc;
+use std::time::Instant;
 
-use common::domain::{Fixture, Spin};
+use common::domain::{Fixture, Spin, LONG};
 use hibari::action::ActionServerOptions;
 use hibari::dynamic::{Struct, Value};
 use hibari::interfaces::{Distro, Registry};
 use hibari::{CancelResponse, GoalResponse, ParameterDescriptor, ParameterValue};
+use hibari_testkit::lines::{LineChild, NoLine};
 
 #[test]
 fn param_list_get_set_describe_delete_dump_and_load() {
@@ -124,7 +127,13 @@ fn int_array(v: &Value) -> Vec<i32> {
 fn action_list_info_and_send_goal_with_feedback() {
     let f = Fixture::new();
     let registry = Arc::new(Registry::bundled(Distro::Jazzy));
-    // A Fibonacci server that computes in the accepted callback's thread.
+    // A Fibonacci server that computes in the accepted callback's thread and
+    // ends the goal only once the test saw the first feedback printed: the
+    // command follows the result and the feedback on separate channels (as
+    // `ros2 action send_goal` does), and feedback still queued when the
+    // result arrives is not awaited.
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = Arc::new(std::sync::Mutex::new(released));
     let _server = f
         .node
         .create_generic_action_server(
@@ -134,7 +143,8 @@ fn action_list_info_and_send_goal_with_feedback() {
             ActionServerOptions::default(),
             |_, _| GoalResponse::AcceptAndExecute,
             |_| CancelResponse::Accept,
-            |handle| {
+            move |handle| {
+                let released = released.clone();
                 std::thread::spawn(move || {
                     let order = handle
                         .goal()
@@ -154,6 +164,8 @@ fn action_list_info_and_send_goal_with_feedback() {
                         int_array(result.get_path("sequence").unwrap()).len(),
                         order as usize + 1
                     );
+                    // Released, or the test failed: end the goal either way.
+                    let _ = released.lock().unwrap().recv_timeout(LONG);
                     handle.succeed(result).unwrap();
                 });
             },
@@ -183,21 +195,37 @@ fn action_list_info_and_send_goal_with_feedback() {
         ),
         "{node}"
     );
-    let out = f
-        .run(&[
-            "action",
-            "send_goal",
-            "/tools/fibonacci",
-            "example_interfaces/action/Fibonacci",
-            "{order: 5}",
-            "--feedback",
-        ])
-        .success()
-        .stdout_text();
+    let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("hibari"));
+    cmd.args([
+        "action",
+        "send_goal",
+        "/tools/fibonacci",
+        "example_interfaces/action/Fibonacci",
+        "{order: 5}",
+        "--feedback",
+    ])
+    .env("ROS_DOMAIN_ID", f.domain.to_string());
+    let mut child = LineChild::spawn(cmd).unwrap();
+    let first_feedback = "Feedback:\n    sequence:\n    - 0\n    - 1\n    - 1\n";
+    let deadline = Instant::now() + LONG;
+    let mut out = String::new();
+    let mut held = true;
+    loop {
+        match child.next_line_by(deadline) {
+            Ok(line) => out.push_str(&(line + "\n")),
+            Err(NoLine::Ended) => break,
+            Err(NoLine::Timeout) => panic!("send_goal did not end within {LONG:?}:\n{out}"),
+        }
+        if held && out.contains(first_feedback) {
+            release.send(()).unwrap();
+            held = false;
+        }
+    }
+    assert!(child.child().wait().unwrap().success(), "{out}");
     for part in [
         "Sending goal:\n    order: 5\n",
         "Goal accepted with ID: ",
-        "Feedback:\n    sequence:\n    - 0\n    - 1\n    - 1\n",
+        first_feedback,
         "Result:\n    sequence:\n    - 0\n    - 1\n    - 1\n    - 2\n    - 3\n    - 5\n",
         "Goal finished with status: SUCCEEDED\n",
     ] {
