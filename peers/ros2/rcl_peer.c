@@ -8,7 +8,7 @@
  *   pub  TOPIC KIND COUNT HZ  READY, MATCHED, SENT seq=i call_ns=c (each), DONE sent=n cpu_ns=c
  *                             vcsw=v ivcsw=i; then stays (publishing nothing) until killed or
  *                             its timeout, so late repairs still happen
- *   sub  TOPIC KIND COUNT     READY, RECV seq=i bytes=n exact=0|1 lat_us=t, DONE received=n
+ *   sub  TOPIC KIND COUNT     READY, RECV seq=i bytes=n exact=0|1 lat_us=t rx_ns=r, DONE received=n
  *                             exact=n in_order=0|1 cpu_ns=c vcsw=v ivcsw=i
  *   both TOPIC KIND COUNT HZ  one process, one context, two nodes (a publisher's and a
  *                             subscriber's) on one thread: READY, MATCHED, SENT and RECV lines,
@@ -18,7 +18,10 @@
  *
  * KIND: see kinds.h. Message i is built before its due time start + (i - 1) / HZ, stamped with
  * that due time (CLOCK_REALTIME) and published at it, so a late publisher shows as latency;
- * lat_us is the subscriber's CLOCK_REALTIME after rcl_take minus the stamp. call_ns is how long
+ * HZ 0 is as fast as possible (each message due when the previous one was published; SENT
+ * lines are then not flushed one by one). lat_us is the subscriber's CLOCK_REALTIME after
+ * rcl_take minus the stamp; rx_ns its CLOCK_MONOTONIC then (throughput spans). RECV lines are
+ * flushed once per wake-up, after every waiting sample was taken. call_ns is how long
  * rcl_publish took (E4's publish-call time). QoS: reliable, keep all, volatile. The subscriber
  * takes into one message it reuses (the typesupport resizes its sequences).
  *
@@ -117,9 +120,9 @@ static int take_all(taker_t *t) {
   for (;;) {
     rmw_message_info_t info = rmw_get_zero_initialized_message_info();
     rcl_ret_t ret = rcl_take(&t->sub, t->msg, &info, NULL);
-    if (ret == RCL_RET_SUBSCRIPTION_TAKE_FAILED) return 0;
+    if (ret == RCL_RET_SUBSCRIPTION_TAKE_FAILED) return fflush(stdout), 0;
     if (ret != RCL_RET_OK) return fail("rcl_take"), -1;
-    int64_t now = now_ns(CLOCK_REALTIME);
+    int64_t now = now_ns(CLOCK_REALTIME), rx = now_ns(CLOCK_MONOTONIC);
     received_t r = kind_check(t->kind, t->msg, compare);
     if (t->n == 0) t->first = usage();
     t->n++;
@@ -127,9 +130,8 @@ static int take_all(taker_t *t) {
     if (r.seq != t->last + 1) t->in_order = 0;
     t->last = r.seq;
     int64_t seq = (r.seq - 1) * (int64_t)topics + (int64_t)t->index + 1;
-    printf("RECV seq=%" PRId64 " bytes=%zu exact=%d lat_us=%" PRId64 "\n", seq, r.bytes,
-           r.exact, (now - r.stamp_ns) / 1000);
-    fflush(stdout);
+    printf("RECV seq=%" PRId64 " bytes=%zu exact=%d lat_us=%" PRId64 " rx_ns=%" PRId64 "\n", seq,
+           r.bytes, r.exact, (now - r.stamp_ns) / 1000, rx);
   }
 }
 
@@ -185,11 +187,12 @@ static int publish(const kind_t *k, rcl_publisher_t *pub, int64_t count, double 
   usage_t before = usage();
   if (t) t->first = before;
   int64_t n = (int64_t)topics;
-  double period = 1e9 / hz / (double)n;
+  double period = hz > 0 ? 1e9 / hz / (double)n : 0;
   int64_t start = now_ns(CLOCK_MONOTONIC), start_rt = now_ns(CLOCK_REALTIME);
   for (int64_t m = 0; m < count * n; m++) {
-    int64_t i = m / n + 1, due = (int64_t)((double)m * period);
+    int64_t i = m / n + 1;
     if (kind_fill(k, msg, (uint64_t)i) < 0) return fprintf(stderr, "rcl_peer: fill\n"), 1;
+    int64_t due = hz > 0 ? (int64_t)((double)m * period) : now_ns(CLOCK_MONOTONIC) - start;
     if (pause_until(start + due, ws, t) < 0) return 1;
     kind_stamp(k, msg, start_rt + due);
     if (kind_finish(k, msg) < 0) return fprintf(stderr, "rcl_peer: jpeg encode failed\n"), 1;
@@ -197,7 +200,7 @@ static int publish(const kind_t *k, rcl_publisher_t *pub, int64_t count, double 
     if (rcl_publish(&pub[m % n], msg, NULL) != RCL_RET_OK) return fail("rcl_publish");
     call = now_ns(CLOCK_MONOTONIC) - call;
     printf("SENT seq=%" PRId64 " call_ns=%" PRId64 "\n", m + 1, call);
-    fflush(stdout);
+    if (hz > 0) fflush(stdout);
   }
   kind_destroy(k, msg);
   if (t) {
@@ -249,7 +252,8 @@ int main(int argc, char **argv) {
   if (kind_parse(argv[3], &kind) < 0) return 1;
   int64_t count = atoll(argv[4]);
   double hz = pubs ? atof(argv[5]) : 1;
-  if (count < 1 || !(hz > 0)) return fprintf(stderr, "rcl_peer: COUNT and HZ must be > 0\n"), 1;
+  if (count < 1 || !(hz >= 0))
+    return fprintf(stderr, "rcl_peer: COUNT must be > 0 and HZ >= 0\n"), 1;
   const char *t_env = getenv("NETNS_PEER_TIMEOUT");
   if (t_env && atof(t_env) > 0) timeout_s = atof(t_env);
   const char *c_env = getenv("NETNS_PEER_CHECK");

@@ -102,6 +102,10 @@ impl System for Iceoryx2 {
                     .max_subscribers(1)
                     .history_size(0)
                     .subscriber_max_buffer_size(depth)
+                    // Reliable, as every other series: a full queue holds
+                    // the publisher back (it retries) instead of losing the
+                    // oldest message. Only "as fast as possible" fills it.
+                    .enable_safe_overflow(false)
                     .open_or_create()
             ))
         };
@@ -127,6 +131,7 @@ impl System for Iceoryx2 {
             out_svc
                 .publisher_builder()
                 .initial_max_slice_len(out_len)
+                .backpressure_strategy(BackpressureStrategy::RetryUntilDelivered)
                 .create()
         );
         let subscriber = ice!("subscriber", in_svc.subscriber_builder().create());

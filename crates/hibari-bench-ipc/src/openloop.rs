@@ -13,8 +13,9 @@
 //! The subscriber does not answer. It stamps every message it receives,
 //! keeps `(sequence, receive − due)` of the measured ones and reports them at
 //! the end; [`tally`] turns them into received, lost and duplicate counts.
-//! A message overwritten in a full queue (iceoryx2's safe overflow,
-//! hibari-shm's keep-last, Zenoh's congestion drop) counts as lost.
+//! A message overwritten in a full queue (hibari-shm's keep-last, Zenoh's
+//! congestion drop) counts as lost; iceoryx2 is set up without safe
+//! overflow, its publisher retrying until the subscriber made room.
 
 use crate::harness::{CellRunError, CellSpec};
 use crate::stats::Latencies;

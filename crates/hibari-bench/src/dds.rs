@@ -213,6 +213,7 @@ impl DdsCell {
     fn setup(&self) -> String {
         match (self.hosts, self.experiment) {
             (Hosts::One, "dds") => "one host".into(),
+            (Hosts::One, "scale") if self.rate_hz == 0.0 => crate::experiments::THROUGHPUT.into(),
             (Hosts::One, _) if self.topics.is_some() => {
                 crate::experiments::topics_setup(self.topics.unwrap_or(1) as usize)
             }

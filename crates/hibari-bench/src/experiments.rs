@@ -9,7 +9,7 @@
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack: typed publish to a typed callback; by loan — `loan_message` — to a view subscription, the zero-copy path end to end as the transport API's series; and of a reused message — `publish_ref`), hibari-shm's transport API, iceoryx2 and raw Zenoh (hibari-bench-ipc), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
-//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber; 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes: CPU of both, p99 |
+//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber; throughput: 64 B and 6.2 MB as fast as possible, reliable, two processes (typed, loan, transport API, iceoryx2; messages/s and MB/s from the first measured send to the last receipt); 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes: CPU of both, p99 |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
 //!
 //! With the peers, E1, E3, E4, E5 and the latency sweep also run stock ROS 2
@@ -116,6 +116,10 @@ pub fn topics_of(setup: &str) -> Option<u64> {
         .or_else(|| rest.strip_suffix(" topic"))?;
     n.parse().ok()
 }
+
+/// The `scale` experiment's throughput set-up: one publisher and one
+/// subscriber process, as fast as possible.
+pub const THROUGHPUT: &str = "as fast as possible, two processes";
 
 /// The set-up label of one publisher and `n` subscriber processes.
 pub fn fanout_setup(n: u64) -> String {
@@ -308,6 +312,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     ));
                     for system in ["hibari", "iceoryx2"] {
                         steps.push(Step::Ipc(IpcCell {
+                            experiment: "latency",
                             system,
                             size: size as usize,
                             rate_hz: Some(rate),
@@ -319,6 +324,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     // The anchors' closed loop, labelled as such: compare with itself only.
                     for system in ["hibari", "iceoryx2"] {
                         steps.push(Step::Ipc(IpcCell {
+                            experiment: "latency",
                             system,
                             size: size as usize,
                             rate_hz: None,
@@ -381,9 +387,34 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 }
                 steps.push(step);
             }
+            // Throughput: as fast as possible, reliable, one subscriber
+            // process; the typed publish, the loan, and the transport API
+            // beside iceoryx2 (both through hibari-bench-ipc).
+            for (size, count) in [(64u32, n(20_000, 2_000)), (6_220_800, n(60, 15))] {
+                let depth = if size > 1 << 20 { 8 } else { 100 };
+                for (transport, kind) in [
+                    ("shm", Kind::Bytes { size }),
+                    ("shm loan", Kind::BytesLoan { size }),
+                ] {
+                    let mut step = series("scale", transport, true, kind, 0.0, count, depth);
+                    if let Step::Series { setup, .. } = &mut step {
+                        *setup = THROUGHPUT.into();
+                    }
+                    steps.push(step);
+                }
+                for system in ["hibari", "iceoryx2"] {
+                    steps.push(Step::Ipc(IpcCell {
+                        experiment: "scale",
+                        system,
+                        size: size as usize,
+                        rate_hz: Some(0.0),
+                        samples: count,
+                    }));
+                }
+            }
             steps.push(Step::Unavailable(
-                "scale: iceoryx2 not measured (hibari-bench-ipc runs one subscriber on one \
-                 topic); throughput is not in this experiment yet"
+                "scale: iceoryx2's fan-out and many-topics series not measured \
+                 (hibari-bench-ipc runs one subscriber on one topic)"
                     .into(),
             ));
         }

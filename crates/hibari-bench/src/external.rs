@@ -21,6 +21,8 @@ pub use crate::ros1::{ros1, Ros1Cell};
 /// One hibari-bench-ipc cell, event-driven.
 #[derive(Debug, Clone, Copy)]
 pub struct IpcCell {
+    /// The experiment its record belongs to (`latency`, `scale`).
+    pub experiment: &'static str,
     /// `hibari` (hibari-shm, loaned, through the transport API) or `iceoryx2`.
     pub system: &'static str,
     /// Payload bytes.
@@ -99,9 +101,10 @@ pub fn from_ipc(r: &hibari_bench_ipc::Record) -> Record {
         rep: 0,
         setup,
         note,
-        duration_s: r.seconds,
+        duration_s: crate::record::until_last_receipt(r.rate_hz, r.seconds, &r.series_us),
         series_us: r.series_us.clone(),
         vs_hibari: None,
+        throughput_msgs_s: None,
     }
 }
 
@@ -132,7 +135,12 @@ pub fn ipc_cell(
         child_exe: child.program.clone(),
         stall_timeout: Duration::from_secs(10),
     };
-    Ok(from_ipc(&run_cell(&spec, &opts)?))
+    let mut record = from_ipc(&run_cell(&spec, &opts)?);
+    record.experiment = cell.experiment.into();
+    if cell.experiment == "scale" {
+        record.setup = crate::experiments::THROUGHPUT.into();
+    }
+    Ok(record)
 }
 
 /// The Zenoh cells of the sweep: every size at every rate.

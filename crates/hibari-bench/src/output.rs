@@ -24,6 +24,24 @@ fn rate_label(r: f64) -> String {
     }
 }
 
+/// Throughput of a series sent as fast as possible: messages per second,
+/// or bytes per second from 64 KiB up; `-` for other series.
+fn throughput_label(size_bytes: u64, msgs_s: Option<f64>) -> String {
+    match msgs_s {
+        None => "-".into(),
+        Some(m) if size_bytes >= 1 << 16 => {
+            let b = m * size_bytes as f64;
+            match b >= 1e9 {
+                true => format!("{:.2}GB/s", b / 1e9),
+                false => format!("{:.0}MB/s", b / 1e6),
+            }
+        }
+        Some(m) if m >= 1e6 => format!("{:.2}M/s", m / 1e6),
+        Some(m) if m >= 1e3 => format!("{:.0}k/s", m / 1e3),
+        Some(m) => format!("{m:.0}/s"),
+    }
+}
+
 fn us(v: f64) -> String {
     match v {
         0.0 => "-".into(),
@@ -85,12 +103,13 @@ pub fn table(records: &[Record]) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7}",
+        "{:<13} {:<52} {:>8} {:>7} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7}",
         "experiment",
         "series",
         "size",
         "rate",
         "recv/sent",
+        "thruput",
         "p50 µs",
         "p99 µs",
         "max µs",
@@ -118,7 +137,7 @@ pub fn table(records: &[Record]) -> String {
         label.truncate(52);
         let _ = writeln!(
             t,
-            "{:<13} {:<52} {:>8} {:>7} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7}",
+            "{:<13} {:<52} {:>8} {:>7} {:>9} {:>9} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7}",
             a.experiment,
             label,
             size_label(a.size_bytes),
@@ -128,6 +147,10 @@ pub fn table(records: &[Record]) -> String {
             } else {
                 format!("{recv}/{sent}")
             },
+            throughput_label(
+                a.size_bytes,
+                a.throughput().map(|_| m(|r| r.throughput().unwrap_or(0.0)))
+            ),
             us(m(|r| r.stats.p50_us)),
             us(m(|r| r.stats.p99_us)),
             us(m(|r| r.stats.max_us)),
@@ -202,7 +225,7 @@ pub fn write_json(path: &Path, report: &Report) -> Result<(), WriteError> {
 }
 
 /// The CSV columns, in order.
-pub const CSV_COLUMNS: [&str; 25] = [
+pub const CSV_COLUMNS: [&str; 26] = [
     "experiment",
     "system",
     "transport",
@@ -227,6 +250,7 @@ pub const CSV_COLUMNS: [&str; 25] = [
     "duration_s",
     "published",
     "vs_hibari",
+    "throughput_msgs_s",
     "note",
 ];
 
@@ -240,7 +264,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
         let s = &r.stats;
         let _ = writeln!(
             t,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             q(&r.experiment),
             q(&r.system),
             q(&r.transport),
@@ -265,6 +289,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
             r.duration_s,
             r.published,
             r.vs_hibari.map(|v| v.to_string()).unwrap_or_default(),
+            r.throughput().map(|v| v.to_string()).unwrap_or_default(),
             q(&r.note)
         );
     }

@@ -49,13 +49,33 @@ pub struct Record {
     pub series_us: Vec<f64>,
     /// This series' p50 (a published row's mean) over hibari's best p50 in
     /// the same cell (experiment, size, rate, set-up, and JPEG or adapted
-    /// when the series is): above 1, hibari is ahead. Set by [`set_vs_hibari`]; absent where hibari has no series.
+    /// when the series is); in a throughput cell, hibari's best throughput
+    /// over this series'. Above 1, hibari is ahead. Set by
+    /// [`set_vs_hibari`]; absent where hibari has no series.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub vs_hibari: Option<f64>,
+    /// Messages per second delivered, for series sent as fast as possible
+    /// (see [`Record::throughput`]). Set by [`set_vs_hibari`].
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub throughput_msgs_s: Option<f64>,
 }
 
-/// Fills every record's [`Record::vs_hibari`].
+/// A series' duration: `seconds` at the publisher (first measured send to
+/// the last send); sent as fast as possible (`rate_hz` 0), up to the last
+/// receipt: plus the last message's latency (`series_us`, in send order).
+pub fn until_last_receipt(rate_hz: f64, seconds: f64, series_us: &[f64]) -> f64 {
+    match (rate_hz == 0.0, series_us.last()) {
+        (true, Some(&last_us)) => seconds + last_us / 1e6,
+        _ => seconds,
+    }
+}
+
+/// Fills every record's [`Record::vs_hibari`] and
+/// [`Record::throughput_msgs_s`].
 pub fn set_vs_hibari(records: &mut [Record]) {
+    for r in records.iter_mut() {
+        r.throughput_msgs_s = r.throughput();
+    }
     // What a series sends beyond its size: a JPEG or an adapted frame is
     // compared with hibari's series of the same kind only.
     let variant = |r: &Record| {
@@ -73,18 +93,20 @@ pub fn set_vs_hibari(records: &mut [Record]) {
             variant(r),
         )
     };
-    let figure = |r: &Record| match r.stats.p50_us > 0.0 {
-        true => r.stats.p50_us,
-        false => r.stats.mean_us,
+    // Lower is better: seconds per message where throughput is the point.
+    let figure = |r: &Record| match (r.throughput(), r.stats.p50_us > 0.0) {
+        (Some(t), _) => 1.0 / t,
+        (None, true) => r.stats.p50_us,
+        (None, false) => r.stats.mean_us,
     };
     let mut best: std::collections::HashMap<_, f64> = std::collections::HashMap::new();
     for r in records
         .iter()
         .filter(|r| r.system == "hibari" && !r.published)
     {
-        if r.stats.p50_us > 0.0 {
+        if figure(r) > 0.0 {
             let b = best.entry(key(r)).or_insert(f64::INFINITY);
-            *b = b.min(r.stats.p50_us);
+            *b = b.min(figure(r));
         }
     }
     for r in records.iter_mut() {
@@ -96,6 +118,18 @@ pub fn set_vs_hibari(records: &mut [Record]) {
 }
 
 impl Record {
+    /// Messages per second from the first measured send to the last
+    /// receipt, for a series whose point is throughput: measured here, sent
+    /// as fast as possible in the `scale` experiment's throughput set-up.
+    pub fn throughput(&self) -> Option<f64> {
+        let wanted = self.rate_hz == 0.0
+            && !self.published
+            && self.setup == crate::experiments::THROUGHPUT
+            && self.received > 0
+            && self.duration_s > 0.0;
+        wanted.then(|| self.received as f64 / self.duration_s)
+    }
+
     /// Who sent and received: the system, and its client library where one
     /// system has several (`ros2 rclpy`, `ros2 rcl`, `ros1 rospy`,
     /// `hibari python`).

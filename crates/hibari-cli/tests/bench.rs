@@ -594,6 +594,39 @@ fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
         topics.sort();
         assert_eq!(topics, [1, 10, 100], "{system}: {stdout}");
     }
+    // Throughput, as fast as possible between two processes: hibari's typed
+    // publish, loan and transport API, iceoryx2 and the native ROS 2 peer,
+    // every message delivered, messages per second over the measured span,
+    // and each compared with hibari's best.
+    for size in [64u64, 6_220_800] {
+        let mut series: Vec<String> = m
+            .iter()
+            .filter(|r| r["setup"] == hibari_bench::experiments::THROUGHPUT)
+            .filter(|r| r["size_bytes"] == size && r["rate_hz"] == 0.0)
+            .map(|r| {
+                let sent = r["sent"].as_u64().unwrap();
+                assert!(sent >= 3, "{r}");
+                assert_eq!(r["received"].as_u64(), Some(sent), "{r}");
+                let per_s = r["throughput_msgs_s"].as_f64().unwrap_or(0.0);
+                let duration = r["duration_s"].as_f64().unwrap();
+                assert!((per_s * duration - sent as f64).abs() < 0.5, "{r}");
+                assert!(r["vs_hibari"].as_f64().is_some(), "{r}");
+                format!("{} {}", r["system"].as_str().unwrap(), r["transport"])
+            })
+            .collect();
+        series.sort();
+        assert_eq!(
+            series,
+            [
+                "hibari \"shm loan\"",
+                "hibari \"shm transport API\"",
+                "hibari \"shm\"",
+                "iceoryx2 \"ipc event\"",
+                "ros2 \"fast dds shm\""
+            ],
+            "{size}: {stdout}"
+        );
+    }
     for f in [
         "scale-p50-64.png",
         "scale-cpu-6220800.png",

@@ -9,7 +9,7 @@
 //! | `e4-python` | `Image` 1 KiB … 6.2 MB, two processes, open loop (100 Hz; 30 Hz at 6.2 MB): publish-call time and end-to-end, Python against native |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, the subscriber compares nothing; CPU of each process, two processes and one |
 //! | `latency` | 64 B … 8 MiB `Image` at 100 Hz and 1 kHz, two processes |
-//! | `scale` | the native peer only: one publisher to 1, 2, 4, 8 subscriber processes, `Image` of 64 B at 100 Hz and 6.2 MB at 30 Hz; 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes |
+//! | `scale` | the native peer only: one publisher to 1, 2, 4, 8 subscriber processes, `Image` of 64 B at 100 Hz and 6.2 MB at 30 Hz; throughput (as fast as possible, 64 B and 6.2 MB, two processes); 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes |
 //!
 //! "One process" is the peers' `both` role: two nodes in one context. rcl
 //! has no intra-process path (rclcpp's is above rcl and not in the wheels),
@@ -120,6 +120,21 @@ pub fn cells(experiment: &'static str, cfg: &Config) -> (Vec<DdsCell>, Vec<Strin
                     c.subscribers = subscribers as u64;
                     cells.push(c);
                 }
+            }
+            // Throughput: as fast as possible, reliable keep-all.
+            for (size, n) in [
+                (64, count(cfg, 20_000, 2_000)),
+                (6_220_800, count(cfg, 60, 15)),
+            ] {
+                let image = Payload::Image(size);
+                cells.push(cell(
+                    Side::Rcl,
+                    Hosts::One,
+                    image,
+                    0.0,
+                    n,
+                    Variant::Defaults,
+                ));
             }
             for topics in scale_topics(cfg) {
                 let image = Payload::Image(64);

@@ -127,6 +127,9 @@ struct Seen {
     inexact: u64,
     /// Per sequence number: received already.
     seen: Vec<bool>,
+    /// First measured send and last measured receipt, `CLOCK_MONOTONIC`
+    /// ns (the send is the receipt minus the latency).
+    span: Option<(u64, u64)>,
 }
 
 impl Seen {
@@ -144,8 +147,13 @@ impl Seen {
             return;
         };
         if !std::mem::replace(&mut self.seen[seq as usize], true) {
-            self.lat_ns.push(lat.saturating_mul(1000));
+            let lat_ns = lat.saturating_mul(1000);
+            self.lat_ns.push(lat_ns);
             self.inexact += u64::from(exact == 0);
+            if let Some(rx) = field(line, "rx_ns") {
+                let (sent, last) = self.span.unwrap_or((u64::MAX, 0));
+                self.span = Some((sent.min(rx.saturating_sub(lat_ns)), last.max(rx)));
+            }
         }
     }
 }
@@ -159,7 +167,11 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
     let topic = format!("/bench_dds_{}_{}", std::process::id(), next_id());
     let total = cell.warmup + cell.count;
     let topics = cell.topics.unwrap_or(1).max(1);
-    let nominal = total as f64 / cell.rate_hz;
+    // As fast as possible: allow 50 MB/s and 20 µs a message.
+    let nominal = match cell.rate_hz > 0.0 {
+        true => total as f64 / cell.rate_hz,
+        false => total as f64 * (cell.payload.bytes() as f64 / 50e6 + 20e-6),
+    };
     // A slow pair gets four times its schedule; discovery gets 30 s, and
     // 50 ms more per topic.
     let limit = Duration::from_secs_f64(30.0 + 0.05 * topics as f64 + 4.0 * nominal);
@@ -231,6 +243,14 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
         (cpu_sub, cs_sub) = (0.0, 0);
     }
     let call_ns = std::mem::take(&mut seen[0].call_ns);
+    // As fast as possible: the series lasts from the first measured send to
+    // the last measured receipt (throughput = received / duration).
+    let spans = seen.iter().filter_map(|s| s.span);
+    let span = spans.reduce(|(a0, a1), (b0, b1)| (a0.min(b0), a1.max(b1)));
+    let duration_s = match (cell.rate_hz > 0.0, span) {
+        (false, Some((sent, last))) => last.saturating_sub(sent) as f64 / 1e9,
+        _ => nominal,
+    };
     let inexact: u64 = seen.iter().map(|s| s.inexact).sum();
     let lat_ns: Vec<u64> = seen.into_iter().flat_map(|s| s.lat_ns).collect();
     let received = lat_ns.len() as u64;
@@ -262,12 +282,17 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
         rep: 0,
         setup: cell.setup(),
         note: format!(
-            "reliable keep-all, open loop, latency = receipt − due time (CLOCK_REALTIME); \
-             {cpu}; {checked}"
+            "reliable keep-all, {}, latency = receipt − due time (CLOCK_REALTIME); \
+             {cpu}; {checked}",
+            match cell.rate_hz > 0.0 {
+                true => "open loop",
+                false => "as fast as possible",
+            }
         ),
-        duration_s: nominal,
+        duration_s,
         series_us: lat_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
         vs_hibari: None,
+        throughput_msgs_s: None,
     };
     let mut records = vec![latency];
     if cell.experiment == "e4-python" && !call_ns.is_empty() {

@@ -24,6 +24,8 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                     Ok(o) => {
                         let stats = Stats::of(&o.latencies_ns);
                         let received = o.latencies_ns.len() as u64;
+                        let series_us: Vec<f64> =
+                            o.latencies_ns.iter().map(|&v| v as f64 / 1000.0).collect();
                         records.push(Record {
                             experiment: experiment.to_string(),
                             system: "hibari".into(),
@@ -54,9 +56,14 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                                     String::new()
                                 }
                             ),
-                            duration_s: o.seconds,
-                            series_us: o.latencies_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
+                            duration_s: crate::record::until_last_receipt(
+                                spec.schedule.rate_hz,
+                                o.seconds,
+                                &series_us,
+                            ),
+                            series_us,
                             vs_hibari: None,
+                            throughput_msgs_s: None,
                         });
                     }
                     Err(e) => notes.push(format!(
@@ -73,7 +80,7 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                         r.rep = rep;
                         records.push(r);
                     }
-                    Err(e) => notes.push(format!("latency {cell} failed: {e}")),
+                    Err(e) => notes.push(format!("{} {cell} failed: {e}", cell.experiment)),
                 }
             }
         }

@@ -101,7 +101,7 @@ fn describe(step: &Step) -> String {
             spec.kind.payload_bytes(),
             spec.schedule.rate_hz.round()
         ),
-        Step::Ipc(cell) => format!("latency {cell}"),
+        Step::Ipc(cell) => format!("{} {cell}", cell.experiment),
         Step::Zenoh(_) => "latency zenoh (hibari-bench-ipc --features zenoh)".into(),
         Step::Ros1(cell) => cell.describe(),
         Step::Dds(cell) => cell.describe(),
