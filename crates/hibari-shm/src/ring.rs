@@ -37,6 +37,13 @@
 //! signals the reader's eventfd only when `armed` changed. A reliable writer
 //! waiting for room sets `room_waiting` and re-reads `tail`; the reader
 //! stores `tail` (or `release_head`) and then looks at `room_waiting`.
+//! `room_waiting` says when to wake the writer: 0 never, else once `tail`
+//! reaches `room_waiting − 1`. A writer behind a reader that keeps up asks
+//! for half the ring at once (one wake-up per half ring, not one per
+//! sample: the two sides would otherwise take turns sample by sample, a
+//! system call each way per message); `1` asks for any claim or release.
+//! A reader that stops short of half the ring is not waited for: the
+//! writer sleeps that long for a short slice only, then asks for any.
 //!
 //! Nothing read from the peer's memory is trusted: indices are clamped,
 //! positions the writer does not know are ignored, and a reader validates
@@ -162,10 +169,15 @@ impl Producer {
         peer_load(r.tail).clamp(self.head.saturating_sub(self.cap), self.head)
     }
 
-    /// Before sleeping until the reader makes room: sets `room_waiting` and
-    /// returns whether there is room after all (then do not sleep).
-    pub fn prepare_wait(&self, w: &WriterWords<'_>, r: &ReaderWords<'_>) -> bool {
-        w.room_waiting.store(1, Relaxed);
+    /// Before sleeping until the reader makes room: sets `room_waiting` to
+    /// be woken once `free` slots are free (`0`: at any claim or release)
+    /// and returns whether there is room after all (then do not sleep).
+    pub fn prepare_wait(&self, w: &WriterWords<'_>, r: &ReaderWords<'_>, free: u64) -> bool {
+        let wake_at = match free {
+            0 => 0,
+            free => (self.head + free.min(self.cap)).saturating_sub(self.cap),
+        };
+        w.room_waiting.store(wake_at + 1, Relaxed);
         fence(SeqCst);
         self.has_room(r)
     }
@@ -351,10 +363,19 @@ impl Consumer {
         self.has_pending(w)
     }
 
-    /// Whether the writer waits for room (read right after a claim or a
-    /// release, which end with the fence of the Dekker pair).
+    /// Whether the writer waits for the room made so far (read right after
+    /// a claim or a release, which end with the fence of the Dekker pair).
     pub fn writer_waits(&self, w: &WriterWords<'_>) -> bool {
-        w.room_waiting.load(Relaxed) != 0
+        writer_waits_for(w, self.tail)
+    }
+}
+
+/// Whether a writer waiting for room wants waking now that the reader's
+/// claims reached `tail` (see `room_waiting` in the module's docs).
+pub(crate) fn writer_waits_for(w: &WriterWords<'_>, tail: u64) -> bool {
+    match w.room_waiting.load(Relaxed) {
+        0 => false,
+        wake_at_plus_1 => tail >= wake_at_plus_1 - 1,
     }
 }
 

@@ -27,7 +27,7 @@ use crate::held::{hold, HeldSlots};
 use crate::layout::Rings;
 use crate::pool::MAX_SEGMENTS;
 use crate::proto::Msg;
-use crate::ring::{Consumer, Desc, Releaser, Took};
+use crate::ring::{writer_waits_for, Consumer, Desc, Releaser, Took};
 use crate::sock::{self, Received};
 use crate::state::lock;
 use crate::sys::{self, Mapping};
@@ -91,7 +91,7 @@ impl ReaderLink {
         }
         self.overflowing.store(!overflow.is_empty(), Relaxed);
         drop(rel);
-        if pushed && w.room_waiting.load(Relaxed) != 0 {
+        if pushed && writer_waits_for(&w, r.tail.load(Relaxed)) {
             sys::signal(self.room.as_fd());
         }
     }
@@ -114,7 +114,7 @@ impl ReaderLink {
         self.overflowing.store(!overflow.is_empty(), Relaxed);
         let pushed = overflow.len() < before;
         drop(rel);
-        if pushed && w.room_waiting.load(Relaxed) != 0 {
+        if pushed && writer_waits_for(&w, r.tail.load(Relaxed)) {
             sys::signal(self.room.as_fd());
         }
     }

@@ -33,13 +33,34 @@ pub(crate) enum Refused {
 pub(crate) struct Wait {
     when_full: WhenFull,
     deadline: Option<Instant>,
+    /// Whether this write already waited a slice for half a ring.
+    sliced: bool,
 }
+
+/// How long a writer behind a full ring waits for the reader to free half
+/// of it before it settles for any room: a reader that keeps up frees half
+/// a ring well within it; a slower one costs the write at most this much
+/// more than one woken at its first claim.
+const ROOM_SLICE: std::time::Duration = std::time::Duration::from_micros(500);
 
 impl Wait {
     pub fn new(when_full: WhenFull) -> Wait {
         Wait {
             when_full,
             deadline: None,
+            sliced: false,
+        }
+    }
+
+    /// What to wait for behind a full ring of `capacity`, and until when:
+    /// half the ring for one slice first, then any room until `deadline`.
+    fn room_slice(&mut self, capacity: u64, deadline: Instant) -> (u64, Instant) {
+        match std::mem::replace(&mut self.sliced, true) {
+            false => (
+                (capacity / 2).max(1),
+                deadline.min(Instant::now() + ROOM_SLICE),
+            ),
+            true => (0, deadline),
         }
     }
 
@@ -93,7 +114,7 @@ impl WriterShared {
             }
             let deadline = wait.deadline()?;
             for l in p.links.iter().chain(&p.closing) {
-                l.prepare_wait(); // room_waiting: any release wakes us
+                l.prepare_wait(0); // room_waiting: any release wakes us
             }
             if !p.links.iter().chain(&p.closing).any(|l| l.has_releases()) {
                 sys::wait_readable(self.room.as_fd(), deadline);
@@ -126,7 +147,7 @@ impl WriterShared {
                 };
                 // Over its byte limit: wait for the reader to release.
                 let deadline = wait.deadline()?;
-                full.prepare_wait(); // room_waiting: any release wakes us
+                full.prepare_wait(0); // room_waiting: any release wakes us
                 if !full.has_releases() {
                     sys::wait_readable(self.room.as_fd(), deadline);
                     sys::drain(self.room.as_fd());
@@ -136,8 +157,9 @@ impl WriterShared {
             };
             let full = &p.links[i];
             let deadline = wait.deadline()?;
-            if !full.prepare_wait() {
-                sys::wait_readable(self.room.as_fd(), deadline);
+            let (free, until) = wait.room_slice(full.capacity() as u64, deadline);
+            if !full.prepare_wait(free) {
+                sys::wait_readable(self.room.as_fd(), until);
                 sys::drain(self.room.as_fd());
             }
             full.end_wait();

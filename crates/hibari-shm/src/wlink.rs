@@ -124,9 +124,13 @@ impl WriterLink {
         self.rings.capacity()
     }
 
-    /// Sets `room_waiting`; returns whether there is room after all.
-    pub fn prepare_wait(&self) -> bool {
-        self.broken || self.producer.prepare_wait(&self.rings.w(), &self.rings.r())
+    /// Sets `room_waiting` for `free` free slots (0: any claim or
+    /// release); returns whether there is room after all.
+    pub fn prepare_wait(&self, free: u64) -> bool {
+        self.broken
+            || self
+                .producer
+                .prepare_wait(&self.rings.w(), &self.rings.r(), free)
     }
 
     /// Clears `room_waiting`.

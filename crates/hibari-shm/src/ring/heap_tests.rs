@@ -109,3 +109,34 @@ fn a_reliable_ring_delivers_everything_in_order_across_threads() {
     assert_eq!(lost, 0);
     assert_eq!(got, (0..ROUNDS).collect::<Vec<_>>());
 }
+
+/// A writer behind a full ring asks to be woken once half of it is free:
+/// the reader's first claim does not wake it, the one that frees half the
+/// ring does; asking for any room wakes it at the first claim.
+#[test]
+fn a_writer_waiting_for_half_the_ring_is_woken_once_half_is_free() {
+    for (free, woken_at) in [(2u64, 2usize), (0, 1), (1, 1), (9, 4)] {
+        let s = Shared::new(4, 8);
+        let mut p = Producer::new(4);
+        for pos in 0..4 {
+            assert!(matches!(
+                p.push(&s.w(), &s.r(), &desc(pos), false),
+                Pushed::Done { .. }
+            ));
+        }
+        assert!(!p.prepare_wait(&s.w(), &s.r(), free), "the ring is full");
+        let mut c = Consumer::new(4);
+        let mut lost = 0;
+        let mut woken = Vec::new();
+        for _ in 0..4 {
+            let took = c.take(&s.w(), &s.r(), &mut lost, &mut |_| {});
+            assert!(matches!(took, Took::Sample { .. }));
+            woken.push(c.writer_waits(&s.w()));
+        }
+        let first = woken.iter().position(|&w| w).map(|i| i + 1);
+        assert_eq!(first, Some(woken_at), "asking for {free}: {woken:?}");
+        assert!(woken[woken_at - 1..].iter().all(|&w| w), "{woken:?}");
+        p.end_wait(&s.w());
+        assert!(!c.writer_waits(&s.w()), "no longer waiting");
+    }
+}

@@ -165,7 +165,39 @@ fn loom_a_writer_waiting_for_room_is_never_forgotten() {
             assert!(matches!(took, Took::Sample { pos: 0, .. }));
             c.writer_waits(&s2.w())
         });
-        let room = p.prepare_wait(&s.w(), &s.r());
+        let room = p.prepare_wait(&s.w(), &s.r(), 1);
+        let signalled = reader.join().unwrap();
+        assert!(room || signalled, "the writer would sleep forever");
+    });
+}
+
+/// A writer waiting for two free slots of a full ring of two, and a reader
+/// claiming both: either the writer sees the room or the reader, at its
+/// second claim, sees the writer waiting for it.
+#[test]
+fn loom_a_writer_waiting_for_half_a_ring_is_never_forgotten() {
+    model(|| {
+        let s = Arc::new(Shared::new(2, 4));
+        let mut p = Producer::new(2);
+        for pos in 0..2 {
+            assert!(matches!(
+                p.push(&s.w(), &s.r(), &desc(pos), false),
+                Pushed::Done { .. }
+            ));
+        }
+        let s2 = s.clone();
+        let reader = thread::spawn(move || {
+            let mut c = Consumer::new(2);
+            let mut lost = 0;
+            for _ in 0..2 {
+                let took = c.take(&s2.w(), &s2.r(), &mut lost, &mut |_| {});
+                assert!(matches!(took, Took::Sample { .. }));
+            }
+            c.writer_waits(&s2.w())
+        });
+        // Two free: room means both claimed (the writer's check here is
+        // for any room, as in `send.rs`; the reader's signal is for two).
+        let room = p.prepare_wait(&s.w(), &s.r(), 2);
         let signalled = reader.join().unwrap();
         assert!(room || signalled, "the writer would sleep forever");
     });
