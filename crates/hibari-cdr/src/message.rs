@@ -113,17 +113,43 @@ pub trait Message: Clone + Default + std::fmt::Debug + PartialEq + Send + Sync +
     /// process (then the result may hold garbage values, never breaks a rule
     /// of Rust).
     fn from_cdr<'b>(bytes: impl Into<Bytes<'b>>) -> Result<Self, CdrDecodeError> {
-        let mut r = CdrReader::new(bytes)?;
-        let m = Self::decode_fields(&mut r)?;
-        r.finish()?;
-        Ok(m)
+        with_snapshot(bytes.into(), |bytes| {
+            let mut r = CdrReader::new(bytes)?;
+            let m = Self::decode_fields(&mut r)?;
+            r.finish()?;
+            Ok(m)
+        })
     }
 
     /// Decodes a whole payload into `self`, reusing its allocations.
     fn decode_into<'b>(&mut self, bytes: impl Into<Bytes<'b>>) -> Result<(), CdrDecodeError> {
-        let mut r = CdrReader::new(bytes)?;
-        self.decode_fields_into(&mut r)?;
-        r.finish()
+        with_snapshot(bytes.into(), |bytes| {
+            let mut r = CdrReader::new(bytes)?;
+            self.decode_fields_into(&mut r)?;
+            r.finish()
+        })
+    }
+}
+
+/// Shared payloads up to this many bytes are copied out in one pass before
+/// they are decoded into an owned message.
+const SNAPSHOT: usize = 512;
+
+/// Runs `decode` on `bytes`, or on a private copy of them when they are
+/// shared and small: one pass of word copies instead of one small copy per
+/// field (each read of shared memory goes through atomic loads; see
+/// [`SharedBytes`](crate::SharedBytes)). Only for decoders whose result
+/// borrows nothing from the bytes; the copy is a snapshot, as the reads it
+/// replaces would be.
+fn with_snapshot<R>(bytes: Bytes<'_>, decode: impl FnOnce(Bytes<'_>) -> R) -> R {
+    match bytes {
+        Bytes::Shared(shared) if shared.len() <= SNAPSHOT => {
+            let mut copy = [0u8; SNAPSHOT];
+            let copy = &mut copy[..shared.len()];
+            shared.copy_to_slice(copy);
+            decode(Bytes::Private(copy))
+        }
+        bytes => decode(bytes),
     }
 }
 

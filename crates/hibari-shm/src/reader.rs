@@ -209,12 +209,18 @@ impl ReaderShared {
         let budget = (self.capacity + 2) * (inner.links.len() + 1) * 2;
         for _ in 0..budget {
             let mut best: Option<(usize, u64)> = None;
+            // One writer: nothing to order, its ring says itself whether
+            // it holds a sample (peeking would read the writer's words
+            // twice per sample).
+            let alone = inner.links.len() == 1;
             for (i, l) in inner.links.iter().enumerate() {
                 if skip.has(i) {
                     continue;
                 }
                 l.link.flush();
-                if let Some(ts) = l.peek_source() {
+                if alone && !l.broken {
+                    best = Some((i, 0));
+                } else if let Some(ts) = l.peek_source() {
                     if best.is_none_or(|(_, b)| ts < b) {
                         best = Some((i, ts));
                     }
