@@ -390,7 +390,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
             // Throughput: as fast as possible, reliable, one subscriber
             // process; the typed publish, the loan, and the transport API
             // beside iceoryx2 (both through hibari-bench-ipc).
-            for (size, count) in [(64u32, n(20_000, 2_000)), (6_220_800, n(60, 15))] {
+            for (size, count) in [(64u32, n(200_000, 20_000)), (6_220_800, n(60, 15))] {
                 let depth = if size > 1 << 20 { 8 } else { 100 };
                 for (transport, kind) in [
                     ("shm", Kind::Bytes { size }),

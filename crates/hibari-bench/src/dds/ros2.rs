@@ -123,7 +123,7 @@ pub fn cells(experiment: &'static str, cfg: &Config) -> (Vec<DdsCell>, Vec<Strin
             }
             // Throughput: as fast as possible, reliable keep-all.
             for (size, n) in [
-                (64, count(cfg, 20_000, 2_000)),
+                (64, count(cfg, 200_000, 20_000)),
                 (6_220_800, count(cfg, 60, 15)),
             ] {
                 let image = Payload::Image(size);
