@@ -8,7 +8,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::domain;
-use hibari_shm::ShmTransport;
+use hibari_shm::{ShmReader, ShmTransport, ShmWriter};
 use hibari_transport::{
     Endpoint, EndpointSpec, Payload, QosProfile, Reader, ReaderOptions, WhenFull, Writer,
     WriterOptions,
@@ -26,18 +26,15 @@ fn spec(topic: &str) -> EndpointSpec {
     }
 }
 
-fn blob(fill: u8) -> Payload {
-    Payload::Serialized(vec![0, 1, 0, 0, fill].into())
-}
-
-#[test]
-fn a_write_behind_a_full_ring_goes_through_when_the_reader_takes_one_sample() {
+/// Two transports of one fresh domain, a reader on one and a writer that
+/// blocks up to `PATIENCE` on the other, matched.
+fn matched(topic: &str) -> ([ShmTransport; 2], ShmReader, ShmWriter) {
     let d = domain();
     let (a, b) = (
         ShmTransport::open(d).unwrap(),
         ShmTransport::open(d).unwrap(),
     );
-    let spec = spec("/backpressure/one");
+    let spec = spec(topic);
     let r = b.reader(&spec, &ReaderOptions::default()).unwrap();
     let w = a
         .writer(
@@ -50,6 +47,16 @@ fn a_write_behind_a_full_ring_goes_through_when_the_reader_takes_one_sample() {
         assert!(Instant::now() < deadline, "never matched");
         std::thread::sleep(Duration::from_millis(2));
     }
+    ([a, b], r, w)
+}
+
+fn blob(fill: u8) -> Payload {
+    Payload::Serialized(vec![0, 1, 0, 0, fill].into())
+}
+
+#[test]
+fn a_write_behind_a_full_ring_goes_through_when_the_reader_takes_one_sample() {
+    let (_transports, r, w) = matched("/backpressure/one");
     // The ring fills; without a reader taking, the next write waits.
     let mut sent = 0u8;
     while r.queued() < DEPTH {
@@ -87,24 +94,7 @@ fn a_write_behind_a_full_ring_goes_through_when_the_reader_takes_one_sample() {
 
 #[test]
 fn a_reader_that_keeps_up_gets_every_sample_of_a_writer_it_holds_back() {
-    let d = domain();
-    let (a, b) = (
-        ShmTransport::open(d).unwrap(),
-        ShmTransport::open(d).unwrap(),
-    );
-    let spec = spec("/backpressure/many");
-    let r = b.reader(&spec, &ReaderOptions::default()).unwrap();
-    let w = a
-        .writer(
-            &spec,
-            &WriterOptions::default().when_full(WhenFull::Block { timeout: PATIENCE }),
-        )
-        .unwrap();
-    let deadline = Instant::now() + PATIENCE;
-    while w.status().matched < 1 {
-        assert!(Instant::now() < deadline, "never matched");
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    let (_transports, r, w) = matched("/backpressure/many");
     const N: u32 = 20_000;
     let writer = std::thread::spawn(move || {
         for i in 0..N {
