@@ -11,8 +11,16 @@
 //! receiver reads `payload().to_bytes()` (one contiguous slice, no copy for a
 //! single-fragment payload).
 //!
-//! Variants: `tcp` and `unix` (`unixsock-stream`). Both wait in the kernel;
-//! there is no busy-poll mode. Built only with the cargo feature `zenoh`.
+//! Variants: `tcp` and `unix` (`unixsock-stream`), with Zenoh's shared
+//! memory off (it would otherwise carry payloads of 3 KiB and more implicitly);
+//! and `shm`: Zenoh's own shared memory, explicitly — the publisher's session
+//! has a POSIX SHM provider whose pool holds the cell's depth plus four
+//! payloads, each message is allocated in it (`alloc` with
+//! `BlockOn<GarbageCollect>`: a full pool waits for the subscriber to release
+//! a buffer), filled and stamped in place and `put`; the subscriber reads it
+//! where it lies (the Unix-socket link carries only the reference). All wait
+//! in the kernel; there is no busy-poll mode. Built only with the cargo
+//! feature `zenoh`.
 
 use hibari_cdr::Bytes;
 use std::path::PathBuf;
@@ -24,6 +32,9 @@ use zenoh::handlers::{RingChannel, RingChannelHandler};
 use zenoh::pubsub::{Publisher, Subscriber};
 use zenoh::qos::CongestionControl;
 use zenoh::sample::Sample;
+use zenoh::shm::{
+    BlockOn, GarbageCollect, PosixShmProviderBackend, ShmProvider, ShmProviderBuilder,
+};
 use zenoh::{Config, Session, Wait};
 
 use crate::control::Message;
@@ -42,6 +53,11 @@ const VARIANTS: &[Variant] = &[
         name: "unix",
         mode: Mode::Event,
         transport: "zenoh peer, unix socket",
+    },
+    Variant {
+        name: "shm",
+        mode: Mode::Event,
+        transport: "zenoh peer, shared memory (unix socket link)",
     },
 ];
 
@@ -62,11 +78,16 @@ fn free_port() -> Result<u16, LinkError> {
     Ok(l.local_addr().map_err(LinkError::io("local_addr"))?.port())
 }
 
-fn config(listen: Option<&str>, connect: Option<&str>) -> Result<Config, LinkError> {
+fn config(listen: Option<&str>, connect: Option<&str>, shm: bool) -> Result<Config, LinkError> {
     let mut c = Config::default();
     let mut set = |k: &str, v: String| c.insert_json5(k, &v).map_err(err("config"));
     set("mode", "\"peer\"".into())?;
     set("scouting/multicast/enabled", "false".into())?;
+    set("transport/shared_memory/enabled", shm.to_string())?;
+    if shm {
+        // Set up at open, not at the first measured message.
+        set("transport/shared_memory/mode", "\"init\"".into())?;
+    }
     if let Some(e) = listen {
         set("listen/endpoints", format!("[\"{e}\"]"))?;
     }
@@ -88,18 +109,19 @@ impl System for Zenoh {
     }
 
     fn open(&self, setup: Setup<'_>) -> Result<Link, LinkError> {
+        let shm = setup.variant.name == "shm";
         let config = match setup.role {
             Role::Publisher => {
                 let endpoint = match setup.variant.name {
-                    "unix" => format!("unixsock-stream/{}", socket_path(setup.tag).display()),
-                    _ => format!("tcp/127.0.0.1:{}", free_port()?),
+                    "tcp" => format!("tcp/127.0.0.1:{}", free_port()?),
+                    _ => format!("unixsock-stream/{}", socket_path(setup.tag).display()),
                 };
-                let c = config(Some(&endpoint), None)?;
+                let c = config(Some(&endpoint), None, shm)?;
                 setup.control.send(&Message::Note { text: endpoint })?;
                 c
             }
             Role::Subscriber => match setup.control.recv()? {
-                Message::Note { text } => config(None, Some(&text))?,
+                Message::Note { text } => config(None, Some(&text), shm)?,
                 got => {
                     return Err(crate::control::ControlError::Unexpected {
                         expected: "the zenoh endpoint",
@@ -126,7 +148,18 @@ impl System for Zenoh {
             .with(RingChannel::new(in_depth))
             .wait()
             .map_err(err("declare_subscriber"))?;
-        let mut tx = ZenohTx { publisher };
+        // The payloads' pool (acks are small: plain puts).
+        let provider = if shm && setup.role == Role::Publisher {
+            let pool = (setup.size + 4096) * (setup.depth + 4);
+            let p = ShmProviderBuilder::default_backend(pool).wait();
+            Some(p.map_err(err("shm provider"))?)
+        } else {
+            None
+        };
+        let mut tx = ZenohTx {
+            publisher,
+            provider,
+        };
         if setup.role == Role::Subscriber {
             tx.wait_connected()?; // the acks' subscriber is the parent's
         }
@@ -134,6 +167,9 @@ impl System for Zenoh {
             tx: Box::new(tx),
             rx: Box::new(ZenohRx {
                 subscriber,
+                // The payloads must arrive in shared memory: Zenoh falls back
+                // to the link silently when its SHM probe fails.
+                in_shm: shm && setup.role == Role::Subscriber,
                 abort: setup.abort,
                 _session: session,
             }),
@@ -153,6 +189,7 @@ impl System for Zenoh {
 
 struct ZenohTx {
     publisher: Publisher<'static>,
+    provider: Option<ShmProvider<PosixShmProviderBackend>>,
 }
 
 impl Publish for ZenohTx {
@@ -162,7 +199,21 @@ impl Publish for ZenohTx {
         fill: u8,
         stamp: &mut dyn FnMut(&mut [u8]),
     ) -> Result<(), LinkError> {
-        let mut buf = vec![fill; len];
+        let Some(provider) = &self.provider else {
+            let mut buf = vec![fill; len];
+            stamp(&mut buf);
+            return self.publisher.put(buf).wait().map_err(err("put"));
+        };
+        let mut buf = provider
+            .alloc(len)
+            .with_policy::<BlockOn<GarbageCollect>>()
+            .wait()
+            .map_err(|e| LinkError::System {
+                system: "zenoh",
+                what: "shm alloc",
+                detail: format!("{e:?}"),
+            })?;
+        buf.fill(fill);
         stamp(&mut buf);
         self.publisher.put(buf).wait().map_err(err("put"))
     }
@@ -190,6 +241,7 @@ impl Publish for ZenohTx {
 
 struct ZenohRx {
     subscriber: Subscriber<Ring>,
+    in_shm: bool,
     abort: Arc<AtomicBool>,
     _session: Session,
 }
@@ -199,6 +251,13 @@ impl Subscribe for ZenohRx {
         loop {
             let got = self.subscriber.recv_timeout(Duration::from_millis(200));
             if let Some(sample) = got.map_err(err("recv"))? {
+                if self.in_shm && sample.payload().as_shm().is_none() {
+                    return Err(LinkError::System {
+                        system: "zenoh",
+                        what: "shm",
+                        detail: "a payload arrived through the link, not in shared memory".into(),
+                    });
+                }
                 read(Bytes::Private(&sample.payload().to_bytes()));
                 return Ok(());
             }

@@ -218,3 +218,21 @@ fn open_loop_cells_account_for_every_message_and_refuse_the_floor() {
     let err = run_cell(&spec, &opts()).expect_err("the floor has no queue");
     assert!(matches!(err, CellRunError::Spec(_)), "{err}");
 }
+
+/// Raw Zenoh, each variant, when this crate is built with `--features zenoh`
+/// (`cargo test -p hibari-bench-ipc --features zenoh`; CI does not compile
+/// Zenoh): every message delivered whole and in order, the `shm` variant's
+/// payloads in Zenoh's shared memory, and no socket left behind.
+#[cfg(feature = "zenoh")]
+#[test]
+fn zenoh_delivers_every_message_over_tcp_a_unix_socket_and_its_shared_memory() {
+    for variant in ["tcp", "unix", "shm"] {
+        for size in [64, 921_600] {
+            let spec = cell("zenoh", variant, size, true);
+            let r = run_cell(&spec, &opts())
+                .unwrap_or_else(|e| panic!("zenoh/{variant} {size} B: {e}"));
+            assert_complete_and_ordered(&r, &spec);
+            assert!(r.leftover_files.is_empty(), "{:?}", r.leftover_files);
+        }
+    }
+}

@@ -105,6 +105,7 @@ pub fn from_ipc(r: &hibari_bench_ipc::Record) -> Record {
         series_us: r.series_us.clone(),
         vs_hibari: None,
         throughput_msgs_s: None,
+        allocs_per_msg: None,
     }
 }
 
@@ -202,7 +203,7 @@ pub fn zenoh(cells: &ZenohCells, cfg: &Config) -> (Vec<Record>, Vec<String>) {
         Err(note) => return (Vec::new(), vec![note]),
     };
     let (mut records, mut notes) = (Vec::new(), Vec::new());
-    let variants = if cfg.quick { "tcp" } else { "tcp,unix" };
+    let variants = if cfg.quick { "tcp,shm" } else { "tcp,unix,shm" };
     let groups = by_depth(&cells.sizes);
     let json = std::env::temp_dir().join(format!("hibari-bench-zenoh-{}.json", std::process::id()));
     for rep in 0..cfg.reps {
