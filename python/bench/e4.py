@@ -9,6 +9,7 @@ one process and between two, reliable and best effort; and rospy's, with
     python bench/e4.py --rust /path/to/e4_rust          # default: $CARGO_TARGET_DIR/release/examples/e4_rust
     python bench/e4.py --no-rospy
     python bench/e4.py --placement cross           # publisher on CPU 0, subscriber on CPU 1 (default: both on 0)
+    python bench/e4.py --no-allocs                      # without the allocation pass
 
 What is timed (the Rust twin, python/rust/examples/e4_rust.rs, does the
 same): the message holds the application's pixels (a numpy array here, a
@@ -29,6 +30,11 @@ frame once (into shared memory when another process listens), Rust's
 ``publish(image)`` after ``clone()`` copies twice between processes. The
 table compares each Python series with the Rust series of the same
 transport, set-up and size. Times in µs.
+
+Allocations (``allocs.py``): before the timed runs, the Python series run
+again, fewer messages, in a process of their own that counts every heap
+allocation; each record then carries ``allocs_per_msg`` (the publish-call
+record: the publish; the end-to-end record: publish and delivery).
 """
 
 from __future__ import annotations
@@ -48,25 +54,18 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
+from allocs import Allocs, Counts, Delivery, count_pass, mean
+from e4_report import record, summary, table
 from placement import PLACEMENTS, pin
 
 SIZES = [1024, 65536, 1048576, 4194304, 6220800]
+# Messages per series in the allocation pass: the counts are steady after warm-up.
+ALLOC_ITERATIONS = 200
 HERE = Path(__file__).resolve().parent
 
 
 def iterations(size: int) -> int:
     return max(100, min(2000, 500_000_000 // size))
-
-
-def stats(values: List[float]) -> Dict[str, float]:
-    """Nearest-rank percentiles, as hibari-bench's records have them."""
-    v = np.sort(np.asarray(values, dtype=float))
-    if len(v) == 0:
-        return {k: 0.0 for k in ("p50_us", "p90_us", "p99_us", "p999_us", "max_us", "mean_us", "stddev_us")} | {"count": 0}
-    rank = lambda p: float(v[max(1, int(np.ceil(p / 100 * len(v)))) - 1])  # noqa: E731
-    return {"count": int(len(v)), "p50_us": rank(50), "p90_us": rank(90), "p99_us": rank(99),
-            "p999_us": rank(99.9), "max_us": float(v[-1]), "mean_us": float(v.mean()),
-            "stddev_us": float(v.std())}
 
 
 def ctx_switches() -> int:
@@ -91,7 +90,8 @@ def stamp(msg: Any, ns: int) -> None:
     msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(ns, 1_000_000_000)
 
 
-def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, Any]:
+def run_python_inproc(size: int, qos: str, variant: str, n: int,
+                      allocs: Optional[Allocs] = None) -> Dict[str, Any]:
     import hibari
     from hibari.msg.sensor_msgs import Image
 
@@ -99,13 +99,14 @@ def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, An
     node = hibari.Node("e4", context=context)
     arrived = threading.Event()
     when = [0]
+    delivery = Delivery(allocs)
 
     def callback(msg: Any) -> None:
         when[0] = time.perf_counter_ns()
         msg.data[0]  # the view is there
         arrived.set()
 
-    node.create_subscription(Image, "/e4", callback, qos_of(qos))
+    node.create_subscription(Image, "/e4", delivery.wrap(callback), qos_of(qos))
     pub = node.create_publisher(Image, "/e4", qos_of(qos))
     executor = hibari.SingleThreadedExecutor()
     executor.add_node(node)
@@ -117,17 +118,19 @@ def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, An
     spinner.start()
     frame = frame_of(size)
     msg = Image(height=1, width=size, encoding="mono8", step=size, data=frame)
-    publish, e2e = [], []
+    publish, e2e, publish_allocs = [], [], []
     warmup = n // 10 + 5
     cpu0, cs0, wall = time.process_time(), ctx_switches(), time.perf_counter()
     for i in range(warmup + n):
         t0 = time.perf_counter_ns()
+        a0 = allocs.now() if allocs else 0
         if variant == "loan":
             loan = pub.loan_image(1, size, "mono8")
             np.copyto(loan.data, frame)
             pub.publish(loan)
         else:
             pub.publish(msg)
+        a1 = allocs.now() if allocs else 0
         t1 = time.perf_counter_ns()
         if not arrived.wait(5.0):
             raise RuntimeError(f"no callback for size {size}")
@@ -135,12 +138,15 @@ def run_python_inproc(size: int, qos: str, variant: str, n: int) -> Dict[str, An
         if i >= warmup:
             publish.append((t1 - t0) / 1e3)
             e2e.append((when[0] - t0) / 1e3)
+            if allocs:
+                publish_allocs.append(a1 - a0 - allocs.overhead)
     cpu, cs, secs = time.process_time() - cpu0, ctx_switches() - cs0, time.perf_counter() - wall
     executor.shutdown()
     spinner.join(5.0)
     context.shutdown()
     return {"publish_us": publish, "e2e_us": e2e, "cpu_pub_s": cpu, "cpu_sub_s": 0.0,
-            "ctx_switches": cs, "duration_s": secs}
+            "ctx_switches": cs, "duration_s": secs,
+            "allocs_publish": mean(publish_allocs), "allocs_delivery": mean(delivery.counts[warmup - 1:])}
 
 
 def child(size: int, count: int, qos: str, topic: str) -> None:
@@ -152,6 +158,7 @@ def child(size: int, count: int, qos: str, topic: str) -> None:
     node = hibari.Node("e4_sub", context=hibari.Context([]))
     e2e: List[float] = []
     done = threading.Event()
+    delivery = Delivery(Allocs.here())
 
     def callback(msg: Any) -> None:
         now = time.time_ns()
@@ -161,7 +168,7 @@ def child(size: int, count: int, qos: str, topic: str) -> None:
         if len(e2e) >= count:
             done.set()
 
-    node.create_subscription(Image, topic, callback, qos_of(qos))
+    node.create_subscription(Image, topic, delivery.wrap(callback), qos_of(qos))
     executor = hibari.SingleThreadedExecutor()
     executor.add_node(node)
     spinner = threading.Thread(target=executor.spin, daemon=True)
@@ -170,12 +177,13 @@ def child(size: int, count: int, qos: str, topic: str) -> None:
     cpu0, cs0 = time.process_time(), ctx_switches()
     done.wait(60.0)
     os.write(1, (json.dumps({"e2e_us": e2e, "cpu_s": time.process_time() - cpu0,
-                             "ctx_switches": ctx_switches() - cs0}) + "\n").encode())
+                             "ctx_switches": ctx_switches() - cs0, "allocs": delivery.counts}) + "\n").encode())
     executor.shutdown()
     os._exit(0)
 
 
-def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int) -> Dict[str, Any]:
+def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int,
+                   allocs: Optional[Allocs] = None) -> Dict[str, Any]:
     import hibari
     from hibari.msg.sensor_msgs import Image
 
@@ -196,10 +204,11 @@ def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int) -> Di
             raise RuntimeError("the subscriber process did not match")
         frame = frame_of(size)
         msg = Image(height=1, width=size, encoding="mono8", step=size, data=frame)
-        publish = []
+        publish, publish_allocs = [], []
         cpu0, cs0, wall = time.process_time(), ctx_switches(), time.perf_counter()
         for i in range(count):
             t0 = time.perf_counter_ns()
+            a0 = allocs.now() if allocs else 0
             if variant == "loan":
                 ns = time.time_ns()
                 loan = pub.loan_image(1, size, "mono8")
@@ -209,11 +218,14 @@ def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int) -> Di
             else:
                 stamp(msg, time.time_ns())
                 pub.publish(msg)
+            a1 = allocs.now() if allocs else 0
             t1 = time.perf_counter_ns()
             if _ack(fd) != b".":
                 raise RuntimeError("the subscriber process stopped")
             if i >= warmup:
                 publish.append((t1 - t0) / 1e3)
+                if allocs:
+                    publish_allocs.append(a1 - a0 - allocs.overhead)
         cpu, cs, secs = time.process_time() - cpu0, ctx_switches() - cs0, time.perf_counter() - wall
         tail = b""
         while not tail.endswith(b"\n"):
@@ -229,7 +241,16 @@ def run_python_shm(size: int, qos: str, variant: str, n: int, domain: int) -> Di
             proc.wait()
     sub = json.loads(tail)
     return {"publish_us": publish, "e2e_us": sub["e2e_us"][warmup:], "cpu_pub_s": cpu,
-            "cpu_sub_s": sub["cpu_s"], "ctx_switches": cs + sub["ctx_switches"], "duration_s": secs}
+            "cpu_sub_s": sub["cpu_s"], "ctx_switches": cs + sub["ctx_switches"], "duration_s": secs,
+            "allocs_publish": mean(publish_allocs), "allocs_delivery": mean(sub["allocs"][warmup - 1:])}
+
+
+def run_python(setup: str, size: int, qos: str, variant: str, n: int, domain: int,
+               allocs: Optional[Allocs] = None) -> Dict[str, Any]:
+    """One Python series: ``inproc`` (one process) or ``shm`` (two)."""
+    if setup == "inproc":
+        return run_python_inproc(size, qos, variant, n, allocs)
+    return run_python_shm(size, qos, variant, n, domain, allocs)
 
 
 def _ack(fd: int, timeout_s: float = 10.0) -> bytes:
@@ -248,28 +269,6 @@ def run_rust(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,
     cmd += ["--iterations", str(n)] if n else []
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=True, env=env)
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-
-
-def record(series: Dict[str, Any], *, language: str, transport: str, setup: str, size: int,
-           qos: str, what: str, note: str = "", system: str = "hibari") -> Dict[str, Any]:
-    """One series in hibari-bench's record format."""
-    values = series["e2e_us"] if what == "e2e" else series["publish_us"]
-    sent = len(series["publish_us"]) if "publish_us" in series else len(values)
-    rec: Dict[str, Any] = {
-        "experiment": "e4-python", "system": system, "transport": transport, "language": language,
-        "size_bytes": size, "rate_hz": 0.0, "sent": sent, "received": len(series["e2e_us"]),
-        "lost": max(0, sent - len(series["e2e_us"])),
-    }
-    rec.update(stats(values))
-    rec.update({
-        "cpu_pub_s": round(series.get("cpu_pub_s", 0.0), 4), "cpu_sub_s": round(series.get("cpu_sub_s", 0.0), 4),
-        "ctx_switches": int(series.get("ctx_switches", 0)), "published": False, "rep": 0,
-        "setup": f"{setup}, {qos.replace('_', ' ')}" + (", publish call" if what == "publish" else ""),
-        "note": ("publish-call time" if what == "publish" else "end-to-end latency, closed loop")
-                + (f"; {note}" if note else "") + f"; CPUs pub,sub {os.environ.get('HIBARI_E4_CPUS') or 'free'}",
-        "duration_s": round(series.get("duration_s", 0.0), 4),
-    })
-    return rec
 
 
 def rospy_records(sizes: List[int], args: argparse.Namespace) -> List[Dict[str, Any]]:
@@ -302,7 +301,11 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--placement", choices=sorted(PLACEMENTS), default="same",
                     help="publisher and subscriber on one CPU (same), on two (cross), or as the kernel likes (free)")
+    ap.add_argument("--no-allocs", action="store_true", help="no allocation pass (allocs.py)")
+    ap.add_argument("--domain", type=int, default=None,
+                    help="ROS_DOMAIN_ID of the two-process series (default: $ROS_DOMAIN_ID, else a random one in 120..219)")
     ap.add_argument("--child", nargs=4, metavar=("SIZE", "COUNT", "QOS", "TOPIC"), help=argparse.SUPPRESS)
+    ap.add_argument("--count-allocs", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(int(args.child[0]), int(args.child[1]), args.child[2], args.child[3])
@@ -314,8 +317,29 @@ def main() -> None:
     qoses = args.qos.split(",")
     rust = args.rust or Path(os.environ.get("CARGO_TARGET_DIR", HERE.parents[1] / "target")) \
         / "release" / "examples" / "e4_rust"
-    domain = random.randrange(120, 220)
+    domain = args.domain if args.domain is not None else \
+        int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(120, 220))
     n_of = (lambda s: args.iterations) if args.iterations else iterations
+    python_series = [(qos, setup, size, variant) for qos in qoses for setup in setups
+                     for size in sizes for variant in ("publish", "loan")]
+
+    if args.count_allocs:
+        allocs = Allocs.here()
+        if allocs is None:
+            raise SystemExit("--count-allocs runs under allocs.count_pass (HIBARI_E4_ALLOCCOUNT unset)")
+        for qos, setup, size, variant in python_series:
+            s = run_python(setup, size, qos, variant, n_of(size), domain, allocs)
+            print("ALLOCS " + json.dumps({"setup": setup, "qos": qos, "size": size, "variant": variant,
+                                          "publish": s["allocs_publish"], "delivery": s["allocs_delivery"]}),
+                  flush=True)
+        return
+    counts: Counts = {}
+    if not args.no_allocs:
+        n = min(args.iterations or ALLOC_ITERATIONS, ALLOC_ITERATIONS)
+        counts, why = count_pass(["--sizes", args.sizes, "--setups", args.setups, "--qos", args.qos,
+                                  "--iterations", str(n), "--domain", str(domain), "--placement", args.placement])
+        if why:
+            print(f"(allocations not counted: {why})", flush=True)
 
     records: List[Dict[str, Any]] = []
 
@@ -330,15 +354,13 @@ def main() -> None:
         for setup in setups:
             for size in sizes:
                 for variant in ("publish", "loan"):
-                    if setup == "inproc":
-                        s = run_python_inproc(size, qos, variant, n_of(size))
-                        kw = dict(transport="inproc", setup="one process")
-                    else:
-                        s = run_python_shm(size, qos, variant, n_of(size), domain)
-                        kw = dict(transport="shm", setup="two processes")
+                    s = run_python(setup, size, qos, variant, n_of(size), domain)
+                    kw = dict(transport="inproc", setup="one process") if setup == "inproc" \
+                        else dict(transport="shm", setup="two processes")
                     if variant == "loan":
                         kw["transport"] += " loan"
-                    add(s, language="python", size=size, qos=qos, **kw)  # type: ignore[arg-type]
+                    add(s, language="python", size=size, qos=qos, allocs=counts.get((setup, qos, size, variant)),
+                        **kw)  # type: ignore[arg-type]
             if rust.exists():
                 mode = "thread" if setup == "inproc" else "procs"
                 for variant in ("publish", "loan"):
@@ -361,52 +383,6 @@ def main() -> None:
         machine = {"uname": " ".join(os.uname()), "cpus": os.cpu_count(), "python": sys.version.split()[0]}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"machine": machine, "records": records}, indent=1))
-
-
-def table(records: List[Dict[str, Any]]) -> None:
-    """The terminal table: each series with its Rust twin's figure and the ratio."""
-    def key(r: Dict[str, Any]) -> Any:
-        return (r["transport"], r["setup"], r["size_bytes"])
-
-    rust = {key(r): r for r in records if r["language"] == "rust" and r["system"] == "hibari"}
-    print(f"| {'system':6} | {'lang':6} | {'transport':11} | {'setup':44} | {'bytes':>8} | {'p50 µs':>9} | "
-          f"{'mean µs':>9} | {'p99 µs':>9} | {'rust mean':>9} | {'x rust':>6} |")
-    print("|" + "|".join("-" * w for w in (8, 8, 13, 46, 10, 11, 11, 11, 11, 8)) + "|")
-    for r in records:
-        twin: Optional[Dict[str, Any]] = rust.get(key(r))
-        rm = twin["mean_us"] if twin else float("nan")
-        ratio = r["mean_us"] / rm if twin and rm > 0 else float("nan")
-        print(f"| {r['system']:6} | {r['language']:6} | {r['transport']:11} | {r['setup']:44} | {r['size_bytes']:8d} | "
-              f"{r['p50_us']:9.1f} | {r['mean_us']:9.1f} | {r['p99_us']:9.1f} | {rm:9.1f} | {ratio:6.2f} |")
-
-
-def summary(records: List[Dict[str, Any]]) -> None:
-    """End-to-end p50 per size: Python's best against Rust's best (publish or
-    loan), and rospy against Python, per set-up and QoS."""
-    def p50(system: str, language: str, transport: str, setup: str, size: int) -> Optional[float]:
-        for r in records:
-            if (r["system"], r["language"], r["transport"], r["setup"], r["size_bytes"]) == \
-                    (system, language, transport, setup, size):
-                return float(r["p50_us"])
-        return None
-
-    sizes = sorted({r["size_bytes"] for r in records})
-    setups = sorted({r["setup"] for r in records if r["system"] == "hibari" and "publish call" not in r["setup"]})
-    for setup in setups:
-        base = "shm" if setup.startswith("two") else "inproc"
-        print(f"\nend-to-end p50 µs, {setup}: | bytes | python | python loan | rust | rust loan | rospy | "
-              "python/rust (best of each) | rospy/python |")
-        for size in sizes:
-            py = [p50("hibari", "python", t, setup, size) for t in (base, base + " loan")]
-            rs = [p50("hibari", "rust", t, setup, size) for t in (base, base + " loan")]
-            ros = p50("ros1", "python", "tcpros", setup, size)
-            best_py = min((v for v in py if v), default=None)
-            best_rs = min((v for v in rs if v), default=None)
-            cell = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
-            ratio = f"{best_py / best_rs:.2f}" if best_py and best_rs else "-"
-            vs_ros = f"{ros / best_py:.0f}x" if ros and best_py else "-"
-            print(f"| {size} | {cell(py[0])} | {cell(py[1])} | {cell(rs[0])} | {cell(rs[1])} | {cell(ros)} | "
-                  f"{ratio} | {vs_ros} |")
 
 
 if __name__ == "__main__":

@@ -225,7 +225,7 @@ pub fn write_json(path: &Path, report: &Report) -> Result<(), WriteError> {
 }
 
 /// The CSV columns, in order.
-pub const CSV_COLUMNS: [&str; 26] = [
+pub const CSV_COLUMNS: [&str; 27] = [
     "experiment",
     "system",
     "transport",
@@ -251,6 +251,7 @@ pub const CSV_COLUMNS: [&str; 26] = [
     "published",
     "vs_hibari",
     "throughput_msgs_s",
+    "allocs_per_msg",
     "note",
 ];
 
@@ -264,7 +265,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
         let s = &r.stats;
         let _ = writeln!(
             t,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             q(&r.experiment),
             q(&r.system),
             q(&r.transport),
@@ -290,6 +291,7 @@ pub fn write_csv(path: &Path, records: &[Record]) -> Result<(), WriteError> {
             r.published,
             r.vs_hibari.map(|v| v.to_string()).unwrap_or_default(),
             r.throughput().map(|v| v.to_string()).unwrap_or_default(),
+            r.allocs_per_msg.map(|v| v.to_string()).unwrap_or_default(),
             q(&r.note)
         );
     }

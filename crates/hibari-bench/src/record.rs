@@ -58,6 +58,11 @@ pub struct Record {
     /// (see [`Record::throughput`]). Set by [`set_vs_hibari`].
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub throughput_msgs_s: Option<f64>,
+    /// Heap allocations per message, where a series counted them (E4's
+    /// Python series, `python/bench/allocs.py`: the publish call, or publish
+    /// and delivery end to end).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub allocs_per_msg: Option<f64>,
 }
 
 /// A series' duration: `seconds` at the publisher (first measured send to

@@ -256,6 +256,7 @@ fn record_of(v: &serde_json::Value, experiment: &'static str) -> Record {
         series_us,
         vs_hibari: None,
         throughput_msgs_s: None,
+        allocs_per_msg: None,
     }
 }
 

@@ -293,6 +293,7 @@ pub(super) fn run(cell: &DdsCell, cfg: &Config) -> Result<Vec<Record>, String> {
         series_us: lat_ns.iter().map(|&v| v as f64 / 1000.0).collect(),
         vs_hibari: None,
         throughput_msgs_s: None,
+        allocs_per_msg: None,
     };
     let mut records = vec![latency];
     if cell.experiment == "e4-python" && !call_ns.is_empty() {

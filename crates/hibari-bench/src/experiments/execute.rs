@@ -64,6 +64,7 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                             series_us,
                             vs_hibari: None,
                             throughput_msgs_s: None,
+                            allocs_per_msg: None,
                         });
                     }
                     Err(e) => notes.push(format!(
