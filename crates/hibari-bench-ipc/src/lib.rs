@@ -83,7 +83,8 @@
 //!
 //! hibari allows `unsafe` only in its shared-memory crate. This benchmark-only
 //! crate needs `mmap`, futexes, eventfds, `SCM_RIGHTS`, `sched_setaffinity` and
-//! `getrusage`; every `unsafe` block is in the one module `sys`, each with a
+//! `getrusage`, and libjpeg-turbo for the JPEG series (the peers' encoder);
+//! every `unsafe` block is in the one module `sys`, each with a
 //! `// SAFETY:` comment, behind safe wrappers.
 #![warn(missing_docs)]
 #![deny(unsafe_code)] // allowed again only in `sys`
@@ -93,6 +94,7 @@ mod control;
 mod floor;
 mod harness;
 mod ice;
+mod jpeg;
 mod machine;
 mod measure;
 pub mod openloop;
@@ -117,10 +119,13 @@ pub use ice::{
     file_prefix as iceoryx2_file_prefix, remove_stale_files as remove_stale_iceoryx2_files,
     root_path as iceoryx2_root_path, Iceoryx2,
 };
+pub use jpeg::{EncodeError, FrameEncoder};
 pub use machine::{wait_until_quiet, Machine, MachineCpu};
 pub use placement::Placement;
 pub use stats::{Latencies, Record, Summary};
 pub use suite::{Plan, Report, Skipped, SIZES};
+#[cfg(libjpeg)]
+pub use sys::jpeg::{JpegError, LibJpeg};
 pub use system::{
     all_systems, system_by_name, Link, LinkError, Mode, Publish, Role, Setup, Subscribe, System,
     Variant, ACK_LEN,

@@ -1,10 +1,14 @@
 //! Every `unsafe` block of the crate: thin, safe wrappers over the Linux calls
 //! the benchmark needs (clock, CPU affinity, rusage, memfd + mmap, futex,
-//! eventfd, fd passing over a Unix socket, kill).
+//! eventfd, fd passing over a Unix socket, kill), and libjpeg ([`jpeg`],
+//! when built with it).
 //!
 //! Each wrapper is safe to call with any argument; the reason is written
 //! beside each block as `// SAFETY:`.
 #![allow(unsafe_code)]
+
+#[cfg(libjpeg)]
+pub mod jpeg;
 
 use std::fs::File;
 use std::io;

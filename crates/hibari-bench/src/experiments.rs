@@ -4,7 +4,7 @@
 //!
 //! | name | what |
 //! |---|---|
-//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 60), raw `Image` and JPEG q30 (`CompressedImage`, encode inside the latency); one process and two processes; ROS 1 raw and JPEG (libjpeg-turbo, same frame) beside it, with and without tcpNoDelay |
+//! | `e1-images` | 640x480 rgb8 every 30 ms (500 frames; `--quick` 60), raw `Image` and JPEG q30 (`CompressedImage`, encoded inside the latency by libjpeg-turbo, the peers' encoder — `jpeg-encoder` when built without libjpeg-dev, and the record says which); one process and two processes; ROS 1 raw and JPEG (libjpeg-turbo, same frame) beside it, with and without tcpNoDelay |
 //! | `e3-laserscan` | `LaserScan` at 100 Hz and 10 Hz, 10 … 100,000 ranges, 200 messages (`--quick`: fewer), two processes; ROS 1 with and without tcpNoDelay |
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack: typed publish to a typed callback; by loan — `loan_message` — to a view subscription, the zero-copy path end to end as the transport API's series; and of a reused message — `publish_ref`), hibari-shm's transport API, iceoryx2 and raw Zenoh — over TCP and over its own shared memory, without `--quick` also a Unix socket — (hibari-bench-ipc, built with `--features zenoh`), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |

@@ -47,6 +47,8 @@ pub struct Outcome {
     pub seconds: f64,
     /// Mean size of the encoded frames of a JPEG series (0 for other kinds).
     pub jpeg_bytes_mean: f64,
+    /// The JPEG series' encoder (empty for other kinds).
+    pub jpeg_encoder: &'static str,
 }
 
 /// Why a series failed.
@@ -204,6 +206,7 @@ fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
         subscriber,
         seconds: published.seconds,
         jpeg_bytes_mean: published.jpeg_bytes_mean,
+        jpeg_encoder: published.jpeg_encoder,
     })
 }
 
@@ -294,6 +297,7 @@ fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, Serie
         subscriber,
         seconds: published.seconds,
         jpeg_bytes_mean: published.jpeg_bytes_mean,
+        jpeg_encoder: published.jpeg_encoder,
     })
 }
 

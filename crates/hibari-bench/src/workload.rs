@@ -232,6 +232,8 @@ pub struct Published {
     pub seconds: f64,
     /// Mean size of the encoded frames of a JPEG series (0 for other kinds).
     pub jpeg_bytes_mean: f64,
+    /// The JPEG series' encoder ([`hibari_bench_ipc::FrameEncoder::name`]).
+    pub jpeg_encoder: &'static str,
 }
 
 /// The schedule of a series.
@@ -305,17 +307,13 @@ pub fn publish(
             let pixels = rgb(width, height);
             let p = node.create_publisher::<CompressedImage>(topic, qos(depth))?;
             let (mut bytes, mut frames) = (0u64, 0u64);
+            let mut encoder = hibari_bench_ipc::FrameEncoder::new();
+            let jpeg_encoder = encoder.name();
             let published = run(&p, topic, schedule, per_process, |t| {
                 let mut data = Vec::with_capacity(pixels.len() / 8);
-                let enc = jpeg_encoder::Encoder::new(&mut data, quality);
-                // Encoding a well-formed rgb8 buffer into a Vec cannot fail;
-                // an empty message would show up as a tiny size in the record.
-                let _ = enc.encode(
-                    &pixels,
-                    width as u16,
-                    height as u16,
-                    jpeg_encoder::ColorType::Rgb,
-                );
+                // Encoding a well-formed rgb8 frame cannot fail; an empty
+                // message would show up as a tiny size in the record.
+                let _ = encoder.encode(&pixels, width as u16, height as u16, quality, &mut data);
                 (bytes, frames) = (bytes + data.len() as u64, frames + 1);
                 CompressedImage {
                     header: header(t),
@@ -325,6 +323,7 @@ pub fn publish(
             });
             published.map(|p| Published {
                 jpeg_bytes_mean: bytes as f64 / frames.max(1) as f64,
+                jpeg_encoder,
                 ..p
             })
         }
@@ -450,6 +449,7 @@ fn publish_topics(
         usage: usage().since(&first),
         seconds: (mono_ns() - t_first) as f64 / 1e9,
         jpeg_bytes_mean: 0.0,
+        jpeg_encoder: "",
     })
 }
 
@@ -503,5 +503,6 @@ fn run_sends<A: TypeAdapter>(
         usage: usage().since(&first),
         seconds: (mono_ns() - t_first) as f64 / 1e9,
         jpeg_bytes_mean: 0.0,
+        jpeg_encoder: "",
     })
 }

@@ -363,6 +363,16 @@ fn e1_runs_raw_and_jpeg_in_one_and_two_processes() {
     for r in &m {
         assert_eq!(r["received"], r["sent"], "{r}");
         assert_eq!(r["size_bytes"], 640 * 480 * 3);
+        if r["transport"].as_str().unwrap().contains("jpeg") {
+            // The peers' encoder (libjpeg-dev is installed by scripts/setup.sh).
+            assert!(
+                r["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("B mean (libjpeg-turbo)"),
+                "{r}"
+            );
+        }
     }
 }
 

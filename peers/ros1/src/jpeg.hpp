@@ -1,7 +1,7 @@
 // JPEG encoding for ros1_pub's `--type jpeg` (E1's CompressedImage series), through Debian's
 // libjpeg-turbo (package libjpeg-dev, the libjpeg API; link with -ljpeg).
 //
-// The settings match the encoder hibari's own series uses (the jpeg-encoder crate): baseline,
+// The same library, settings and call sequence as hibari's own JPEG series (crates/hibari-bench-ipc/src/sys/jpeg.c): baseline,
 // the standard Huffman tables, the IJG quality scaling, 4:2:0 chroma subsampling below quality
 // 90 (jpeg_set_defaults gives 2x2 luma sampling), so the compressed sizes are comparable.
 #pragma once

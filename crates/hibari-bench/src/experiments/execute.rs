@@ -51,7 +51,10 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                                     "CPU per thread (publisher, executor)"
                                 },
                                 if o.jpeg_bytes_mean > 0.0 {
-                                    format!(", JPEG {:.0} B mean (jpeg-encoder)", o.jpeg_bytes_mean)
+                                    format!(
+                                        ", JPEG {:.0} B mean ({})",
+                                        o.jpeg_bytes_mean, o.jpeg_encoder
+                                    )
                                 } else {
                                     String::new()
                                 }
