@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any, Callable, Optional, Set
+from typing import Any, Callable, Optional, Set, Tuple
 
 import numpy as np
 
@@ -60,16 +60,14 @@ class Publisher:
         pixels of ``encoding`` (``rgb8``, ``mono16``, ``8UC3``...):
         ``loan.array`` is the writable ``(height, width[, channels])`` array
         of its pixels; see ``loan``."""
-        from .image import _layout
-        from .msg.sensor_msgs import Image  # type: ignore[attr-defined]
-
-        dtype, channels = _layout(encoding)
+        image_type, layout = _image_support()
+        dtype, channels = layout(encoding)
         dtype = np.dtype(dtype)
         step = width * channels * dtype.itemsize
-        image = Image(height=height, width=width, encoding=encoding, is_bigendian=0, step=step)
+        image = image_type(height=height, width=width, encoding=encoding, is_bigendian=0, step=step)
         if header is not None:
             image.header = header
-        else:
+        elif frame_id:
             image.header.frame_id = frame_id
         shape = (height, width, channels) if channels > 1 else (height, width)
         return self._inner.loan(image, "data", height * step, dtype, shape)
@@ -106,6 +104,22 @@ class Publisher:
         Only subscriptions in ROS 2 processes reached over DDS acknowledge later
         than ``publish`` returns."""
         return bool(self._inner.wait_for_all_acked(timeout.nanoseconds / 1e9))
+
+
+_IMAGE_SUPPORT: Optional[Tuple[Any, Callable[[str], Tuple[Any, int]]]] = None
+
+
+def _image_support() -> Tuple[Any, Callable[[str], Tuple[Any, int]]]:
+    """``sensor_msgs/Image`` and ``image._layout``, imported on first use (the
+    message module is made on import) and kept: a function-level import runs
+    the import machinery, and allocates, on every call."""
+    global _IMAGE_SUPPORT
+    if _IMAGE_SUPPORT is None:
+        from .image import _layout
+        from .msg.sensor_msgs import Image  # type: ignore[attr-defined]
+
+        _IMAGE_SUPPORT = (Image, _layout)
+    return _IMAGE_SUPPORT
 
 
 class Subscription:
