@@ -4,6 +4,7 @@ and the end-to-end summary per size."""
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -42,7 +43,7 @@ def record(series: Dict[str, Any], *, language: str, transport: str, setup: str,
                 + (f"; {note}" if note else "") + f"; CPUs pub,sub {os.environ.get('HIBARI_E4_CPUS') or 'free'}",
         "duration_s": round(series.get("duration_s", 0.0), 4),
     })
-    if allocs is not None:
+    if allocs is not None and all(math.isfinite(a) for a in allocs):
         publish, delivery = allocs
         rec["allocs_per_msg"] = round(publish if what == "publish" else publish + delivery, 1)
         rec["note"] += (f"; heap allocations per message: publish {publish:.1f}, delivery {delivery:.1f} "
