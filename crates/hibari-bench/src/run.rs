@@ -45,10 +45,8 @@ pub struct Outcome {
     pub subscriber: Usage,
     /// Seconds the measured part took at the publisher.
     pub seconds: f64,
-    /// Mean size of the encoded frames of a JPEG series (0 for other kinds).
-    pub jpeg_bytes_mean: f64,
-    /// The JPEG series' encoder (empty for other kinds).
-    pub jpeg_encoder: &'static str,
+    /// The encoded frames of a JPEG series (`None` for other kinds).
+    pub jpeg: Option<crate::workload::JpegFrames>,
 }
 
 /// Why a series failed.
@@ -205,8 +203,7 @@ fn one_process(spec: &SeriesSpec) -> Result<Outcome, SeriesRunError> {
         publisher: published.usage,
         subscriber,
         seconds: published.seconds,
-        jpeg_bytes_mean: published.jpeg_bytes_mean,
-        jpeg_encoder: published.jpeg_encoder,
+        jpeg: published.jpeg,
     })
 }
 
@@ -296,8 +293,7 @@ fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, Serie
         publisher: published.usage,
         subscriber,
         seconds: published.seconds,
-        jpeg_bytes_mean: published.jpeg_bytes_mean,
-        jpeg_encoder: published.jpeg_encoder,
+        jpeg: published.jpeg,
     })
 }
 

@@ -230,10 +230,17 @@ pub struct Published {
     pub usage: Usage,
     /// Seconds from the first measured message to the last.
     pub seconds: f64,
-    /// Mean size of the encoded frames of a JPEG series (0 for other kinds).
-    pub jpeg_bytes_mean: f64,
-    /// The JPEG series' encoder ([`hibari_bench_ipc::FrameEncoder::name`]).
-    pub jpeg_encoder: &'static str,
+    /// The encoded frames of a JPEG series (`None` for other kinds).
+    pub jpeg: Option<JpegFrames>,
+}
+
+/// What a JPEG series' publisher encoded.
+#[derive(Debug, Clone, Copy)]
+pub struct JpegFrames {
+    /// Mean size of the encoded frames.
+    pub bytes_mean: f64,
+    /// The encoder ([`hibari_bench_ipc::FrameEncoder::name`]).
+    pub encoder: &'static str,
 }
 
 /// The schedule of a series.
@@ -308,7 +315,7 @@ pub fn publish(
             let p = node.create_publisher::<CompressedImage>(topic, qos(depth))?;
             let (mut bytes, mut frames) = (0u64, 0u64);
             let mut encoder = hibari_bench_ipc::FrameEncoder::new();
-            let jpeg_encoder = encoder.name();
+            let name = encoder.name();
             let published = run(&p, topic, schedule, per_process, |t| {
                 let mut data = Vec::with_capacity(pixels.len() / 8);
                 // Encoding a well-formed rgb8 frame cannot fail; an empty
@@ -322,8 +329,10 @@ pub fn publish(
                 }
             });
             published.map(|p| Published {
-                jpeg_bytes_mean: bytes as f64 / frames.max(1) as f64,
-                jpeg_encoder,
+                jpeg: Some(JpegFrames {
+                    bytes_mean: bytes as f64 / frames.max(1) as f64,
+                    encoder: name,
+                }),
                 ..p
             })
         }
@@ -448,8 +457,7 @@ fn publish_topics(
         sent: s.count * n,
         usage: usage().since(&first),
         seconds: (mono_ns() - t_first) as f64 / 1e9,
-        jpeg_bytes_mean: 0.0,
-        jpeg_encoder: "",
+        jpeg: None,
     })
 }
 
@@ -502,7 +510,6 @@ fn run_sends<A: TypeAdapter>(
         sent: s.count,
         usage: usage().since(&first),
         seconds: (mono_ns() - t_first) as f64 / 1e9,
-        jpeg_bytes_mean: 0.0,
-        jpeg_encoder: "",
+        jpeg: None,
     })
 }

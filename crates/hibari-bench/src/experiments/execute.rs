@@ -50,13 +50,12 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                                 } else {
                                     "CPU per thread (publisher, executor)"
                                 },
-                                if o.jpeg_bytes_mean > 0.0 {
-                                    format!(
+                                match o.jpeg {
+                                    Some(j) if j.bytes_mean > 0.0 => format!(
                                         ", JPEG {:.0} B mean ({})",
-                                        o.jpeg_bytes_mean, o.jpeg_encoder
-                                    )
-                                } else {
-                                    String::new()
+                                        j.bytes_mean, j.encoder
+                                    ),
+                                    _ => String::new(),
                                 }
                             ),
                             duration_s: crate::record::until_last_receipt(
