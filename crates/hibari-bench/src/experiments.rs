@@ -9,7 +9,7 @@
 //! | `e5-type-adapt` | 1920x1080 rgb8 at 30 Hz, subscriber does nothing; CPU in the write-up's six set-ups: {two processes, one process through shared memory (composed without intra-process), one process in-process} × {type adaptation off, on} |
 //! | `latency` | 64 B … 8 MB at 100 Hz, 1 kHz, as fast as possible, open loop, two processes unless in-process: hibari (in-process, shared memory; whole stack: typed publish to a typed callback; by loan — `loan_message` — to a view subscription, the zero-copy path end to end as the transport API's series; and of a reused message — `publish_ref`), hibari-shm's transport API, iceoryx2 and raw Zenoh — over TCP and over its own shared memory, without `--quick` also a Unix socket — (hibari-bench-ipc, built with `--features zenoh`), ROS 1 (100 Hz, 1 kHz); without `--quick` also the anchors' closed-loop ping-pong for hibari-shm and iceoryx2 |
 //! | `dds` | `Image` 64 B … 6.2 MB at 100 Hz and 30 Hz (`--quick`: 64 B, 1 MiB, 6.2 MB at 30 Hz), reliable: hibari → hibari, rclpy → rclpy (Fast DDS defaults), hibari → rclpy, rclpy → hibari, on one host and across two network namespaces (root); see [`crate::dds`] |
-//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory; p50, p99 and CPU per subscriber; throughput: 64 B and 6.2 MB as fast as possible, reliable, two processes (typed, loan, transport API, iceoryx2; messages/s and MB/s from the first measured send to the last receipt); 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes: CPU of both, p99 |
+//! | `scale` | one publisher to 1, 2, 4, 8 subscriber processes, 64 B at 100 Hz and 6.2 MB at 30 Hz, shared memory (typed publish, loan, and iceoryx2 event-driven through the same runner); p50, p99 and CPU per subscriber; throughput: 64 B and 6.2 MB as fast as possible, reliable, two processes (typed, loan, transport API, iceoryx2; messages/s and MB/s from the first measured send to the last receipt); 10, 100, 1,000 topics of 64 B at 10 Hz each between two processes (hibari, iceoryx2 with one event service for all topics): CPU of both, p99 |
 //! | `e2-bridge`, `e4-python` | the existing programs when built, else how to build them |
 //!
 //! With the peers, E1, E3, E4, E5 and the latency sweep also run stock ROS 2
@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use crate::dds::DdsCell;
 use crate::external::{IpcCell, Ros1Cell, ZenohCells};
-use crate::run::{ChildCommand, SeriesSpec};
+use crate::run::{ChildCommand, SeriesSpec, SeriesSystem};
 use crate::workload::{Kind, Schedule};
 
 mod execute;
@@ -157,6 +157,7 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                 depth,
                 two_processes: two,
                 shm_in_one_process: false,
+                system: SeriesSystem::Hibari,
             },
         };
     let mut steps = Vec::new();
@@ -349,43 +350,43 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
         }
         "scale" => {
             // One publisher, 1 … 8 subscriber processes: the cost per
-            // subscriber as their number grows.
+            // subscriber as their number grows; the typed publish, the loan
+            // and iceoryx2 (event-driven, through the same runner).
             for (size, rate, count) in [(64, 100.0, n(300, 30)), (6_220_800, 30.0, n(150, 15))] {
+                let depth = if size > 1 << 20 { 8 } else { 100 };
                 for subscribers in SCALE_SUBSCRIBERS {
-                    let mut step = series(
-                        "scale",
-                        "shm",
-                        true,
-                        Kind::Bytes { size },
-                        rate,
-                        count,
-                        if size > 1 << 20 { 8 } else { 100 },
-                    );
-                    if let Step::Series { setup, spec, .. } = &mut step {
-                        *setup = fanout_setup(subscribers as u64);
-                        spec.schedule.subscribers = subscribers;
+                    for (transport, kind, system) in [
+                        ("shm", Kind::Bytes { size }, SeriesSystem::Hibari),
+                        ("shm loan", Kind::BytesLoan { size }, SeriesSystem::Hibari),
+                        ("ipc event", Kind::Bytes { size }, SeriesSystem::Iceoryx2),
+                    ] {
+                        let mut step = series("scale", transport, true, kind, rate, count, depth);
+                        if let Step::Series { setup, spec, .. } = &mut step {
+                            *setup = fanout_setup(subscribers as u64);
+                            spec.schedule.subscribers = subscribers;
+                            spec.system = system;
+                        }
+                        steps.push(step);
                     }
-                    steps.push(step);
                 }
             }
             // Many topics at 10 Hz each between two processes: the cost
             // of each topic a node carries (CPU of both, p99).
             for topics in scale_topics(cfg) {
-                let mut step = series(
-                    "scale",
-                    "shm",
-                    true,
-                    Kind::Bytes { size: 64 },
-                    10.0,
-                    n(100, 20),
-                    10,
-                );
-                if let Step::Series { setup, spec, .. } = &mut step {
-                    *setup = topics_setup(topics);
-                    spec.schedule.topics = topics;
-                    spec.schedule.warmup = 2;
+                for (transport, system) in [
+                    ("shm", SeriesSystem::Hibari),
+                    ("ipc event", SeriesSystem::Iceoryx2),
+                ] {
+                    let kind = Kind::Bytes { size: 64 };
+                    let mut step = series("scale", transport, true, kind, 10.0, n(100, 20), 10);
+                    if let Step::Series { setup, spec, .. } = &mut step {
+                        *setup = topics_setup(topics);
+                        spec.schedule.topics = topics;
+                        spec.schedule.warmup = 2;
+                        spec.system = system;
+                    }
+                    steps.push(step);
                 }
-                steps.push(step);
             }
             // Throughput: as fast as possible, reliable, one subscriber
             // process; the typed publish, the loan, and the transport API
@@ -412,11 +413,6 @@ pub fn plan(name: &str, cfg: &Config) -> Option<Vec<Step>> {
                     }));
                 }
             }
-            steps.push(Step::Unavailable(
-                "scale: iceoryx2's fan-out and many-topics series not measured \
-                 (hibari-bench-ipc runs one subscriber on one topic)"
-                    .into(),
-            ));
         }
         "e2-bridge" => steps.push(Step::External("e2-bridge")),
         "e4-python" => steps.push(Step::External("e4-python")),

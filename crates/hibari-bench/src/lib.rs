@@ -45,5 +45,7 @@ pub mod workload;
 pub use dds::peer::{peer_main as dds_peer_main, PeerError as DdsPeerError};
 pub use experiments::{run_experiment, Config, Experiment, ALL};
 pub use record::{Machine, Record, Report};
-pub use run::{child_main, run_series, ChildCommand, Outcome, SeriesRunError, SeriesSpec};
+pub use run::{
+    child_main, run_series, ChildCommand, Outcome, SeriesRunError, SeriesSpec, SeriesSystem,
+};
 pub use stats::Stats;

@@ -1,18 +1,43 @@
 //! Running one series: publisher and subscriber in one process (the
 //! subscriber's node on its own executor thread, in-process transport), or
 //! in separate processes (each subscriber is this program re-executed with
-//! `--child`, shared-memory transport; `scale` runs up to 8 of them).
+//! `--child`, shared-memory transport; `scale` runs up to 8 of them). The
+//! same children and schedule carry iceoryx2 for `scale` (`ice.rs`).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use hibari::{Context, SingleThreadedExecutor};
-use hibari_testkit::lines::LineChild;
 
 use crate::clock::Usage;
 use crate::workload::{publish, subscribe_topics, Collector, Kind, Schedule};
+
+mod child;
+mod ice;
+
+pub use child::child_main;
+use child::{child_err, Child, ChildResult, ChildSpec, STRAGGLERS};
+
+/// Who carries a two-process series.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeriesSystem {
+    /// hibari's public API.
+    #[default]
+    Hibari,
+    /// iceoryx2 0.10, event-driven (byte arrays, two processes only; `ice.rs`).
+    Iceoryx2,
+}
+
+impl SeriesSystem {
+    /// The records' `system`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SeriesSystem::Hibari => "hibari",
+            SeriesSystem::Iceoryx2 => "iceoryx2",
+        }
+    }
+}
 
 /// One series to run.
 #[derive(Debug, Clone, Copy)]
@@ -30,6 +55,8 @@ pub struct SeriesSpec {
     /// intra-process communication: the message is serialized and goes
     /// through the middleware although both nodes share the process).
     pub shm_in_one_process: bool,
+    /// Who carries it (iceoryx2: two processes only).
+    pub system: SeriesSystem,
 }
 
 /// What a series produced.
@@ -74,38 +101,6 @@ pub struct ChildCommand {
     pub args: Vec<String>,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ChildSpec {
-    kind: Kind,
-    domain: u32,
-    topic: String,
-    warmup: u64,
-    depth: usize,
-    /// Measured messages the publisher sends (on all topics): after stdin
-    /// closes, the child keeps taking until it has them all or none came
-    /// for [`STRAGGLERS`].
-    count: u64,
-    /// Topics of the series (`Schedule::topics`).
-    #[serde(default = "one")]
-    topics: usize,
-}
-
-fn one() -> usize {
-    1
-}
-
-/// How long a subscriber process waits for a next late sample once the
-/// publisher is done (a slow build or a loaded machine delays big ones).
-const STRAGGLERS: Duration = Duration::from_secs(2);
-
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ChildResult {
-    samples: Vec<(u64, u64)>,
-    cpu_ns: u64,
-    voluntary: u64,
-    involuntary: u64,
-}
-
 fn topic_name() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
@@ -135,10 +130,13 @@ fn finish(collected: crate::workload::Collected, end: Usage) -> (Vec<u64>, Usage
 
 /// Runs one series.
 pub fn run_series(spec: &SeriesSpec, child: &ChildCommand) -> Result<Outcome, SeriesRunError> {
-    if spec.two_processes {
-        two_processes(spec, child)
-    } else {
-        one_process(spec)
+    match (spec.system, spec.two_processes) {
+        (SeriesSystem::Iceoryx2, true) => ice::two_processes(spec, child),
+        (SeriesSystem::Iceoryx2, false) => Err(SeriesRunError::Setup(
+            "the iceoryx2 series runs between processes only".into(),
+        )),
+        (SeriesSystem::Hibari, true) => two_processes(spec, child),
+        (SeriesSystem::Hibari, false) => one_process(spec),
     }
 }
 
@@ -212,49 +210,12 @@ fn drain(spec: &SeriesSpec) -> Duration {
     Duration::from_millis(200 + (bytes / 20_000).min(800))
 }
 
-fn child_err(e: &dyn std::fmt::Display) -> SeriesRunError {
-    SeriesRunError::Child(e.to_string())
-}
-
-/// How long a subscriber process may take to say `ready`, and to report
-/// once told to stop: past these it failed (no bench run hangs on one).
-const READY_WITHIN: Duration = Duration::from_secs(30);
-const REPORT_WITHIN: Duration = Duration::from_secs(60);
-
-/// A subscriber process (killed when dropped): started, it says `ready`;
-/// its stdin closed, it stops and prints its report.
-struct Child(LineChild);
-
-impl Child {
-    /// Starts one and waits for its `ready`.
-    fn start(cmd: &ChildCommand, arg: &str) -> Result<Child, SeriesRunError> {
-        let mut command = Command::new(&cmd.program);
-        command.args(&cmd.args).arg(arg).stdin(Stdio::piped());
-        let child = Child(LineChild::spawn(command).map_err(|e| child_err(&e))?);
-        match child.0.next_line(READY_WITHIN) {
-            Ok(line) if line.trim() == "ready" => Ok(child),
-            Ok(line) => Err(child_err(&format!("expected `ready`, got {line:?}"))),
-            Err(e) => Err(child_err(&format!("no `ready` ({e:?})"))),
-        }
-    }
-
-    /// Closes its stdin (it stops) and reads its report.
-    fn report(&mut self) -> Result<ChildResult, SeriesRunError> {
-        drop(self.0.child().stdin.take());
-        let line = self
-            .0
-            .next_line(REPORT_WITHIN)
-            .map_err(|e| child_err(&format!("no report ({e:?})")))?;
-        let _ = self.0.child().wait();
-        serde_json::from_str(&line).map_err(|e| child_err(&format!("bad report {line:?}: {e}")))
-    }
-}
-
 /// The publisher here, `spec.schedule.subscribers` subscriber processes.
 /// Latencies are every subscriber's, per subscriber in sequence order; the
 /// subscriber's usage is the mean of theirs.
 fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, SeriesRunError> {
     let cs = ChildSpec {
+        system: SeriesSystem::Hibari,
         kind: spec.kind,
         domain: domain(),
         topic: topic_name(),
@@ -276,6 +237,21 @@ fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, Serie
     std::thread::sleep(drain(spec));
     let reports: Vec<_> = children.iter_mut().map(Child::report).collect();
     let published = published?;
+    let (sent, usage, seconds) = (published.sent, published.usage, published.seconds);
+    gather(reports, sent, usage, seconds, n, published.jpeg)
+}
+
+/// The outcome of a series with `n` subscriber processes: every
+/// subscriber's latencies (each in key order, duplicates dropped), the
+/// subscribers' mean CPU and their context switches summed.
+fn gather(
+    reports: Vec<Result<ChildResult, SeriesRunError>>,
+    sent: u64,
+    publisher: Usage,
+    seconds: f64,
+    n: usize,
+    jpeg: Option<crate::workload::JpegFrames>,
+) -> Result<Outcome, SeriesRunError> {
     let (mut latencies_ns, mut subscriber) = (Vec::new(), Usage::default());
     for r in reports {
         let r = r?;
@@ -288,63 +264,11 @@ fn two_processes(spec: &SeriesSpec, cmd: &ChildCommand) -> Result<Outcome, Serie
         subscriber.involuntary += r.involuntary;
     }
     Ok(Outcome {
-        sent: published.sent * n as u64,
+        sent: sent * n as u64,
         latencies_ns,
-        publisher: published.usage,
+        publisher,
         subscriber,
-        seconds: published.seconds,
-        jpeg: published.jpeg,
+        seconds,
+        jpeg,
     })
-}
-
-/// The subscriber process: `spec_json` as written by the parent. Prints
-/// `ready` once subscribed, collects until stdin closes and then until it has
-/// every measured message (or none came for [`STRAGGLERS`]), then prints one
-/// JSON line with its samples and its usage since the first measured message.
-pub fn child_main(spec_json: &str) -> Result<(), SeriesRunError> {
-    let bad = |e: &dyn std::fmt::Display| SeriesRunError::Child(e.to_string());
-    let spec: ChildSpec = serde_json::from_str(spec_json).map_err(|e| bad(&e))?;
-    let context = Context::with_domain(spec.domain);
-    let node = context.create_node("bench_sub").map_err(|e| bad(&e))?;
-    let collector = Collector::new(spec.warmup);
-    let _subs = subscribe_topics(
-        &node,
-        &spec.topic,
-        spec.kind,
-        spec.depth,
-        collector.clone(),
-        true,
-        spec.topics,
-    )
-    .map_err(|e| bad(&e))?;
-    let executor = Arc::new(SingleThreadedExecutor::new());
-    executor.add_node(&node).map_err(|e| bad(&e))?;
-    let ex = executor.clone();
-    let spinner = std::thread::spawn(move || ex.spin());
-    let mut stdout = std::io::stdout();
-    writeln!(stdout, "ready").map_err(|e| bad(&e))?;
-    stdout.flush().map_err(|e| bad(&e))?;
-    let mut sink = Vec::new();
-    let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
-    let (mut had, mut since) = (collector.len(), std::time::Instant::now());
-    while (had as u64) < spec.count && since.elapsed() < STRAGGLERS {
-        std::thread::sleep(Duration::from_millis(10));
-        if collector.len() > had {
-            (had, since) = (collector.len(), std::time::Instant::now());
-        }
-    }
-    executor.cancel();
-    let _ = spinner.join();
-    let end = Usage::process();
-    let c = collector.take();
-    let used = c.first.map(|f| end.since(&f)).unwrap_or_default();
-    let r = ChildResult {
-        samples: c.samples,
-        cpu_ns: used.cpu_ns,
-        voluntary: used.voluntary,
-        involuntary: used.involuntary,
-    };
-    let text = serde_json::to_string(&r).map_err(|e| bad(&e))?;
-    writeln!(stdout, "{text}").map_err(|e| bad(&e))?;
-    Ok(())
 }

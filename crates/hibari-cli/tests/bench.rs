@@ -546,8 +546,9 @@ fn dds_without_peers_runs_hibari_alone() {
     assert!(m.iter().all(|r| r["system"] == "hibari"), "{report:#}");
 }
 
-/// `scale`: one publisher to 1, 2, 4 and 8 subscriber processes, hibari
-/// over shared memory and the native rcl peer over Fast DDS, every
+/// `scale`: one publisher to 1, 2, 4 and 8 subscriber processes — hibari's
+/// typed publish and loan over shared memory, iceoryx2 event-driven through
+/// the same runner, and the native rcl peer over Fast DDS — every
 /// subscriber getting every message; many topics between two processes; the
 /// plots against the subscriber and the topic count.
 #[test]
@@ -557,11 +558,18 @@ fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
     let out_arg = out.to_str().unwrap();
     let (report, stdout) = run_json(&["scale", "--quick", "--scale", "0.1", "--out", out_arg]);
     let m = measured(&report);
-    for system in ["hibari", "ros2"] {
+    let fanout = [
+        ("hibari", "shm"),
+        ("hibari", "shm loan"),
+        ("iceoryx2", "ipc event"),
+        ("ros2", "fast dds shm"),
+    ];
+    for (system, transport) in fanout {
         for size in [64u64, 6_220_800] {
             let mut cells: Vec<(u64, u64)> = m
                 .iter()
-                .filter(|r| r["system"] == system && r["size_bytes"] == size)
+                .filter(|r| r["system"] == system && r["transport"] == transport)
+                .filter(|r| r["size_bytes"] == size)
                 .filter_map(|r| {
                     let setup = r["setup"].as_str().unwrap();
                     Some((r, hibari_bench::plots::subscribers_of(setup)?))
@@ -575,7 +583,11 @@ fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
                 .collect();
             cells.sort();
             let counts: Vec<u64> = cells.iter().map(|c| c.0).collect();
-            assert_eq!(counts, [1, 2, 4, 8], "{system} {size}: {stdout}");
+            assert_eq!(
+                counts,
+                [1, 2, 4, 8],
+                "{system} {transport} {size}: {stdout}"
+            );
             // Every subscriber counted: deliveries = messages × subscribers.
             assert!(
                 cells.iter().all(|c| c.1 == cells[0].1 && c.1 >= 3),
@@ -584,12 +596,12 @@ fn scale_runs_one_publisher_to_one_two_four_and_eight_subscriber_processes() {
         }
     }
     // Many topics between two processes (1 000 × 0.1, 100 × 0.1, 10 × 0.1),
-    // hibari and the native ROS 2 peer: every message of every topic
-    // arrives, and both processes' CPU counts.
-    for system in ["hibari", "ros2"] {
+    // hibari, iceoryx2 and the native ROS 2 peer: every message of every
+    // topic arrives, and both processes' CPU counts.
+    for (system, transport) in [fanout[0], fanout[2], fanout[3]] {
         let mut topics: Vec<u64> = m
             .iter()
-            .filter(|r| r["system"] == system)
+            .filter(|r| r["system"] == system && r["transport"] == transport)
             .filter_map(|r| {
                 let n = hibari_bench::experiments::topics_of(r["setup"].as_str()?)?;
                 let sent = r["sent"].as_u64().unwrap();

@@ -28,7 +28,7 @@ pub fn run_step(step: &Step, cfg: &Config) -> (Vec<Record>, Vec<String>) {
                             o.latencies_ns.iter().map(|&v| v as f64 / 1000.0).collect();
                         records.push(Record {
                             experiment: experiment.to_string(),
-                            system: "hibari".into(),
+                            system: spec.system.name().into(),
                             transport: transport.clone(),
                             language: "rust".into(),
                             size_bytes: spec.kind.payload_bytes(),
