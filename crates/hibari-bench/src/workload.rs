@@ -137,6 +137,24 @@ fn subscribe_lane(
         )?;
         Ok(Box::new(s))
     }
+    // A message type as a user subscribes to it (no adapter): the borrowed
+    // callback gets the message the subscription decodes each sample into,
+    // its buffers reused.
+    fn msg<M: hibari::Message + Stamped>(
+        node: &Node,
+        topic: &str,
+        depth: usize,
+        c: Arc<Collector>,
+        per_process: bool,
+        lane: Lane,
+    ) -> Result<Held, hibari::SubscriptionCreateError> {
+        let s = node.create_subscription(topic, qos(depth), move |m: &M, info: &SampleInfo| {
+            let now = mono_ns();
+            let key = info.sequence * lane.of + lane.index;
+            c.record(info, key, now.saturating_sub(m.stamp_ns()), per_process);
+        })?;
+        Ok(Box::new(s))
+    }
     match kind {
         // The zero-copy path end to end, as the transport API's series:
         // written in a loan, read in place through a view.
@@ -154,12 +172,12 @@ fn subscribe_lane(
             )?;
             Ok(Box::new(s))
         }
-        Kind::Image { .. } => sub::<Image>(node, topic, depth, c, per_process, lane),
-        Kind::Jpeg { .. } => sub::<CompressedImage>(node, topic, depth, c, per_process, lane),
+        Kind::Image { .. } => msg::<Image>(node, topic, depth, c, per_process, lane),
+        Kind::Jpeg { .. } => msg::<CompressedImage>(node, topic, depth, c, per_process, lane),
         Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, c, per_process, lane),
-        Kind::Laser { .. } => sub::<LaserScan>(node, topic, depth, c, per_process, lane),
+        Kind::Laser { .. } => msg::<LaserScan>(node, topic, depth, c, per_process, lane),
         Kind::Bytes { .. } | Kind::BytesReused { .. } => {
-            sub::<UInt8MultiArray>(node, topic, depth, c, per_process, lane)
+            msg::<UInt8MultiArray>(node, topic, depth, c, per_process, lane)
         }
     }
 }

