@@ -55,8 +55,18 @@ fn left_behind() -> Vec<String> {
     found
 }
 
+/// A process id nobody runs now.
+fn dead_pid() -> u32 {
+    (4_000_000..4_194_304)
+        .find(|p| !Path::new(&format!("/proc/{p}")).exists())
+        .expect("a free pid")
+}
+
 #[test]
 fn iceoryx2_fans_out_to_every_subscriber_process_and_carries_many_topics() {
+    // What a killed run left goes with the next series.
+    let stale = format!("/dev/shm/hbipc_{}_s0_left_by_a_killed_run", dead_pid());
+    std::fs::write(&stale, b"").unwrap();
     // One publisher, three subscriber processes, 64 B and 1 MiB.
     for size in [64, 1 << 20] {
         let o = run_series(&spec(Kind::Bytes { size }, 3, 1, 20), &child()).unwrap();
@@ -76,6 +86,7 @@ fn iceoryx2_fans_out_to_every_subscriber_process_and_carries_many_topics() {
     // Seven topics between two processes: four measured messages each.
     let o = run_series(&spec(Kind::Bytes { size: 64 }, 1, 7, 4), &child()).unwrap();
     assert_eq!((o.sent, o.latencies_ns.len()), (28, 28));
+    assert!(!Path::new(&stale).exists(), "{stale} was left");
     assert_eq!(left_behind(), Vec::<String>::new());
 }
 

@@ -18,8 +18,10 @@
 //! The publisher creates the services before the children start, waits
 //! until every child's subscribers and listener are connected, and removes
 //! every file iceoryx2 created under the series' prefix afterwards
-//! (`hbipc_<pid>_…`, which `hibari_bench_ipc::remove_stale_iceoryx2_files`
-//! also removes after a killed run).
+//! (`hbipc_<pid>_…`). A run killed before it could do so leaves them; the
+//! next series removes those of processes no longer running
+//! (`hibari_bench_ipc::remove_stale_iceoryx2_files`, as `hibari-bench-ipc`
+//! does at start).
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -148,6 +150,7 @@ pub(super) fn two_processes(
     let size = (size as usize).max(16);
     let s = spec.schedule;
     let (n, topics) = (s.subscribers.max(1), s.topics.max(1));
+    hibari_bench_ipc::remove_stale_iceoryx2_files();
     let tag = tag();
     let _files = RemoveFiles(tag.clone());
     let services = open(&tag, topics, n, spec.depth, true)?;
