@@ -137,8 +137,11 @@ fn child() {
 
 fn dev_shm() -> Vec<String> {
     // Fast DDS's files (ROS 2 nodes of other tests and processes, which come
-    // and go meanwhile) are not ours to count.
+    // and go meanwhile) and iceoryx2's under the bench harnesses' prefix
+    // (`hbipc_<pid>_`: a `hibari bench` or hibari-bench-ipc run beside this
+    // test, which removes its own) are not ours to count.
     let foreign = [
+        "hbipc_",
         "fastrtps_",
         "fastdds_",
         "sem.fastrtps_",
