@@ -98,6 +98,20 @@ fn switches(status: &std::path::Path) -> (u64, u64) {
 /// `CLOCK_MONOTONIC`, the same as [`mono_ns`].
 pub use hibari_bench_ipc::openloop::Pacer;
 
+/// Sleeps until [`mono_ns`] reaches `t` (ns) and returns `t`; never spins.
+/// For schedules whose messages are too close for [`Pacer`]'s final spin
+/// (many topics: at 1,000 topics × 10 Hz they are 100 µs apart, and a spin
+/// would take a whole core); oversleeping shows as latency, as it should.
+pub fn sleep_until(t: u64) -> u64 {
+    loop {
+        let now = mono_ns();
+        if now >= t {
+            return t;
+        }
+        std::thread::sleep(std::time::Duration::from_nanos(t - now));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ use hibari::msg::sensor_msgs::msg::{CompressedImage, Image, LaserScan};
 use hibari::msg::std_msgs::msg::UInt8MultiArray;
 use hibari::{Node, Publisher, QosProfile, SampleInfo, SubscriptionOptions, TypeAdapter};
 
-use crate::clock::{mono_ns, Pacer, Usage};
+use crate::clock::{mono_ns, sleep_until, Pacer, Usage};
 
 mod message;
 
@@ -119,41 +119,37 @@ fn subscribe_lane(
         node: &Node,
         topic: &str,
         depth: usize,
-        c: Arc<Collector>,
-        per_process: bool,
-        lane: Lane,
-    ) -> Result<Held, hibari::SubscriptionCreateError>
-    where
-        A::Custom: Stamped,
-    {
-        let s = node.create_subscription(
-            topic,
-            SubscriptionOptions::new(qos(depth)).adapter::<A>(),
-            move |m: &A::Custom, info: &SampleInfo| {
-                let now = mono_ns();
-                let key = info.sequence * lane.of + lane.index;
-                c.record(info, key, now.saturating_sub(m.stamp_ns()), per_process);
-            },
-        )?;
-        Ok(Box::new(s))
+        record: impl FnMut(&A::Custom, &SampleInfo) + Send + 'static,
+    ) -> Result<Held, hibari::SubscriptionCreateError> {
+        let options = SubscriptionOptions::new(qos(depth)).adapter::<A>();
+        Ok(Box::new(node.create_subscription(topic, options, record)?))
     }
     // A message type as a user subscribes to it (no adapter): the borrowed
     // callback gets the message the subscription decodes each sample into,
     // its buffers reused.
-    fn msg<M: hibari::Message + Stamped>(
+    fn msg<M: hibari::Message>(
         node: &Node,
         topic: &str,
         depth: usize,
+        record: impl FnMut(&M, &SampleInfo) + Send + 'static,
+    ) -> Result<Held, hibari::SubscriptionCreateError> {
+        Ok(Box::new(node.create_subscription(
+            topic,
+            qos(depth),
+            record,
+        )?))
+    }
+    // Records a stamped message's latency under `lane`'s keys.
+    fn recorder<T: Stamped>(
         c: Arc<Collector>,
         per_process: bool,
         lane: Lane,
-    ) -> Result<Held, hibari::SubscriptionCreateError> {
-        let s = node.create_subscription(topic, qos(depth), move |m: &M, info: &SampleInfo| {
+    ) -> impl FnMut(&T, &SampleInfo) + Send + 'static {
+        move |m, info| {
             let now = mono_ns();
             let key = info.sequence * lane.of + lane.index;
             c.record(info, key, now.saturating_sub(m.stamp_ns()), per_process);
-        })?;
-        Ok(Box::new(s))
+        }
     }
     match kind {
         // The zero-copy path end to end, as the transport API's series:
@@ -172,12 +168,16 @@ fn subscribe_lane(
             )?;
             Ok(Box::new(s))
         }
-        Kind::Image { .. } => msg::<Image>(node, topic, depth, c, per_process, lane),
-        Kind::Jpeg { .. } => msg::<CompressedImage>(node, topic, depth, c, per_process, lane),
-        Kind::Adapted { .. } => sub::<RgbAdapter>(node, topic, depth, c, per_process, lane),
-        Kind::Laser { .. } => msg::<LaserScan>(node, topic, depth, c, per_process, lane),
+        Kind::Image { .. } => msg::<Image>(node, topic, depth, recorder(c, per_process, lane)),
+        Kind::Jpeg { .. } => {
+            msg::<CompressedImage>(node, topic, depth, recorder(c, per_process, lane))
+        }
+        Kind::Adapted { .. } => {
+            sub::<RgbAdapter>(node, topic, depth, recorder(c, per_process, lane))
+        }
+        Kind::Laser { .. } => msg::<LaserScan>(node, topic, depth, recorder(c, per_process, lane)),
         Kind::Bytes { .. } | Kind::BytesReused { .. } => {
-            msg::<UInt8MultiArray>(node, topic, depth, c, per_process, lane)
+            msg::<UInt8MultiArray>(node, topic, depth, recorder(c, per_process, lane))
         }
     }
 }
@@ -438,11 +438,9 @@ fn publish_topics(
     std::thread::sleep(std::time::Duration::from_millis(100)); // discovery settles
     let usage = || usage_of(per_process);
     let mut data = vec![0x5au8; (size as usize).max(16)];
-    // Sleeps to each due time, never spins: at 1,000 topics × 10 Hz the
-    // messages are 100 µs apart, where `Pacer` would spin for all of them
-    // and count a core in the publisher's CPU (and take it from the
-    // subscriber on two cores). The ROS 2 peer sleeps the same way
-    // (`clock_nanosleep`); oversleeping shows as latency, as it should.
+    // Sleeps to each due time, never spins (`sleep_until`): a spin would
+    // count a core in the publisher's CPU and take it from the subscriber
+    // on two cores. The ROS 2 peer sleeps the same way (`clock_nanosleep`).
     let period_ns = match s.rate_hz > 0.0 {
         true => (1e9 / (s.rate_hz * n as f64)) as u64,
         false => 0, // as fast as possible
@@ -454,14 +452,7 @@ fn publish_topics(
             first = usage();
             t_first = mono_ns();
         }
-        let t = start + k * period_ns;
-        loop {
-            let now = mono_ns();
-            if now >= t {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_nanos(t - now));
-        }
+        let t = sleep_until(start + k * period_ns);
         data[..8].copy_from_slice(&t.to_le_bytes());
         let message = UInt8MultiArray {
             data: data.clone(),

@@ -36,7 +36,7 @@ use iceoryx2::prelude::*;
 
 use super::{drain, Child, ChildCommand, ChildResult, ChildSpec, Outcome, SeriesRunError};
 use super::{SeriesSpec, SeriesSystem, STRAGGLERS};
-use crate::clock::{mono_ns, Pacer, Usage};
+use crate::clock::{mono_ns, sleep_until, Pacer, Usage};
 use crate::workload::Kind;
 
 type Node = iceoryx2::node::Node<ipc::Service>;
@@ -233,16 +233,7 @@ fn publish(
         }
         let t = match n {
             1 => pacer.wait(k),
-            _ => {
-                let t = start + k * period_ns;
-                loop {
-                    let now = mono_ns();
-                    if now >= t {
-                        break t;
-                    }
-                    std::thread::sleep(Duration::from_nanos(t - now));
-                }
-            }
+            _ => sleep_until(start + k * period_ns),
         };
         let topic = (k % n) as usize;
         let sample = ice!("loan", publishers[topic].loan_slice_uninit(size));
