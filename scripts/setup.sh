@@ -23,7 +23,8 @@ done
 
 # --- Debian packages ----------------------------------------------------------
 need_apt=()
-command -v cc >/dev/null 2>&1 || need_apt+=(build-essential)
+# g++: the rosbags cross-check compiles the generated C++ message types.
+{ command -v cc && command -v g++; } >/dev/null 2>&1 || need_apt+=(build-essential)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
 # libjpeg(-turbo) for the native ROS 2 peer's JPEG series (scripts/ros2-peer.sh builds it).
 [ -f /usr/include/jpeglib.h ] || need_apt+=(libjpeg-dev)

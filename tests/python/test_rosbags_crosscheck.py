@@ -23,6 +23,18 @@ and, for the derived action messages, from the rosidl conventions, so they
 are checked against rosbags' serializer too. `test_type_sets` asserts that the
 stock store lacks exactly those.
 
+The C++ side (Jazzy only): the headers `hibari-cpp-gen --bundled` writes for
+every bundled type, compiled into `hibari-crosscheck-cpp` (tests/crosscheck_cpp,
+built and cached by its build.py; `HIBARI_CROSSCHECK_CPP_BIN` overrides). For
+every type it decodes rosbags' little- and big-endian bytes of the same samples
+with the generated C++ type and must re-encode exactly rosbags' little-endian
+bytes; this includes the `<Service>_Event` messages rosidl generates on Jazzy
+(registered into rosbags' store here, as the parts are). Malformed input
+(truncated, hostile counts, missing NUL, bound overflow, bad bool or header,
+trailing bytes) must be a decode error, never a crash nor an allocation (the
+process runs under a 1 GiB address-space limit). wstring, which rosbags lacks,
+is checked against real rclpy when scripts/ros2-peer.sh has installed it.
+
 The Rust side is one long-lived `hibari-crosscheck` process speaking one JSON
 object per line; each distro's requests go in one batch. The binary is taken
 from `HIBARI_CROSSCHECK_BIN`, else `<repo>/target/release/hibari-crosscheck`.
@@ -39,18 +51,22 @@ guaranteed to survive rosbridge JSON (`null`).
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import math
 import os
 import random
 import re
+import resource
 import struct
 import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pytest
@@ -144,6 +160,37 @@ def hand_written_parts(distro: str) -> Typesdict:
     return typs
 
 
+def _at_most_one(typ: str) -> FieldDesc:
+    """`typ[<=1]`."""
+    return cast('FieldDesc', (Nodetype.SEQUENCE, (_named(typ), 1)))
+
+
+def service_events(distro: str) -> Typesdict:
+    """rosidl's `<Service>_Event` message of every bundled service (action
+    services included), for distros with `service_msgs` (Jazzy): the
+    `ServiceEventInfo info`, `<Service>_Request[<=1] request` and
+    `<Service>_Response[<=1] response` of `ServiceDef::event_message`."""
+    info = 'service_msgs/msg/ServiceEventInfo'
+    if info not in get_typestore(STORES[distro]).fielddefs:
+        return {}
+    root = INTERFACES / distro
+    services = [f'{p.parts[-3]}/srv/{p.stem}' for p in sorted(root.glob('*/srv/*.srv'))]
+    for path in sorted(root.glob('*/action/*.action')):
+        base = f'{path.parts[-3]}/action/{path.stem}'
+        services += [f'{base}_SendGoal', f'{base}_GetResult']
+    return {
+        f'{srv}_Event': (
+            [],
+            [
+                ('info', _named(info)),
+                ('request', _at_most_one(f'{srv}_Request')),
+                ('response', _at_most_one(f'{srv}_Response')),
+            ],
+        )
+        for srv in services
+    }
+
+
 VENDORED_MARK = '# Copied by scripts/vendor_interfaces.sh'
 WSTRING = re.compile(r'^\s*wstring\b', re.MULTILINE)
 
@@ -176,7 +223,8 @@ class DistroTypes:
     vendored: frozenset[str]  # vendored messages registered on top
     unchecked: frozenset[str]  # vendored messages rosbags cannot represent
     bundled_msgs: frozenset[str]  # the bundled `.msg` files of the distro
-    store: Typestore  # stock + parts + vendored
+    events: frozenset[str]  # service event messages (C++ only) registered on top
+    store: Typestore  # stock + parts + vendored + events
 
     @property
     def checked(self) -> list[str]:
@@ -189,11 +237,12 @@ def load_distro(distro: str) -> DistroTypes:
     stock = frozenset(store.fielddefs)
     parts = hand_written_parts(distro)
     vendored, unchecked = vendored_msgs(distro)
-    store.register(vendored | parts)
+    events = service_events(distro)
+    store.register(vendored | parts | events)
     root = INTERFACES / distro
     msgs = frozenset(f'{p.parts[-3]}/msg/{p.stem}' for p in root.glob('*/msg/*.msg'))
     return DistroTypes(stock=stock, parts=frozenset(parts), vendored=frozenset(vendored),
-                       unchecked=unchecked, bundled_msgs=msgs, store=store)
+                       unchecked=unchecked, bundled_msgs=msgs, events=frozenset(events), store=store)
 
 
 DISTROS: dict[str, DistroTypes] = {d: load_distro(d) for d in STORES}
@@ -297,18 +346,25 @@ def crosscheck_bin() -> Path:
 class Crosscheck:
     """The `hibari-crosscheck` process: one JSON request/reply per line."""
 
-    def __init__(self, binary: Path) -> None:
+    def __init__(self, binary: Path, *, address_space: int | None = None) -> None:
         if not binary.is_file():
             pytest.fail(
                 f'{binary} not found: run `cargo build --release -p hibari-crosscheck` '
                 'or set HIBARI_CROSSCHECK_BIN',
             )
+
+        def limit() -> None:
+            if address_space is not None:
+                resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+        self.name = binary.name
         self.proc = subprocess.Popen(  # noqa: S603
             [str(binary)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             encoding='utf-8',
+            preexec_fn=limit,  # noqa: PLW1509  (no threads yet in the child)
         )
 
     def request(self, req: dict[str, object]) -> dict[str, Any]:
@@ -318,7 +374,7 @@ class Crosscheck:
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
-            pytest.fail(f'hibari-crosscheck exited (code {self.proc.poll()})')
+            pytest.fail(f'{self.name} exited (code {self.proc.poll()})')
         reply: dict[str, Any] = json.loads(line)
         return reply
 
@@ -361,6 +417,25 @@ class Sample:
     random_reply: dict[str, Any] | None = None
 
 
+@functools.cache
+def rosbags_bytes(distro: str, typ: str, sample: int) -> tuple[int, bytes, bytes, str | None]:
+    """(seed, little-endian bytes, big-endian bytes, rosbags error) of one random instance."""
+    dt = DISTROS[distro]
+    seed = seed_for(distro, typ, sample)
+    try:
+        msg = rand_message(dt.store, typ, random.Random(seed))
+        le = bytes(dt.store.serialize_cdr(msg, typ, little_endian=True))
+        be = bytes(dt.store.serialize_cdr(msg, typ, little_endian=False))
+    except Exception as exc:  # noqa: BLE001  (reported by the test)
+        return seed, b'', b'', f'{type(exc).__name__}: {exc}'
+    return seed, le, be, None
+
+
+def rosbags_sample(distro: str, typ: str, sample: int) -> Sample:
+    seed, le, be, error = rosbags_bytes(distro, typ, sample)
+    return Sample(seed=seed, rosbags_error=error, le=le, be=be)
+
+
 class Samples:
     """Lazily computes every sample of a distro in one batch."""
 
@@ -380,16 +455,10 @@ class Samples:
         slots: list[tuple[Sample, str]] = []
         for typ in dt.checked:
             for i in range(SAMPLES):
-                s = Sample(seed=seed_for(distro, typ, i))
+                s = rosbags_sample(distro, typ, i)
                 samples[(typ, i)] = s
                 base = {'distro': distro, 'type': typ}
-                try:
-                    msg = rand_message(dt.store, typ, random.Random(s.seed))
-                    s.le = bytes(dt.store.serialize_cdr(msg, typ, little_endian=True))
-                    s.be = bytes(dt.store.serialize_cdr(msg, typ, little_endian=False))
-                except Exception as exc:  # noqa: BLE001  (reported by the test)
-                    s.rosbags_error = f'{type(exc).__name__}: {exc}'
-                else:
+                if s.rosbags_error is None:
                     reqs.append({'op': 'roundtrip', 'hex': s.le.hex(), **base})
                     slots.append((s, 'le_reply'))
                     reqs.append({'op': 'roundtrip', 'hex': s.be.hex(), **base})
@@ -496,3 +565,269 @@ def test_hibari_to_rosbags(samples: Samples, distro: str, typ: str, sample: int)
     msg = store.deserialize_cdr(ours, typ)
     back = bytes(store.serialize_cdr(msg, typ, little_endian=True))
     assert back == ours, f'seed {s.seed}: rosbags re-serializes hibari bytes differently: {hexdiff(back, ours)}'
+
+
+# --- the C++ side: generated headers compiled into hibari-crosscheck-cpp -------
+
+CPP_DISTRO = 'jazzy'
+# The C++ process's address space: a decoder that believed a forged count
+# would fail to allocate (std::bad_alloc) instead of reporting a decode error.
+CPP_ADDRESS_SPACE = 1 << 30
+CPP_BUILD = REPO / 'tests' / 'crosscheck_cpp' / 'build.py'
+ROS2_PEER_ENV = REPO / '.venv-ros2-jazzy' / 'env.sh'
+
+
+def cpp_checked() -> list[str]:
+    """The types the C++ side is checked on: the Rust side's, plus service events."""
+    dt = DISTROS[CPP_DISTRO]
+    return sorted(set(dt.checked) | dt.events)
+
+
+def cpp_build_module() -> Any:
+    spec = importlib.util.spec_from_file_location('crosscheck_cpp_build', CPP_BUILD)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope='module')
+def cpp() -> Iterator[Crosscheck]:
+    env = os.environ.get('HIBARI_CROSSCHECK_CPP_BIN')
+    if env:
+        binary = Path(env)
+    else:
+        build = cpp_build_module()
+        try:
+            binary = build.build(CPP_DISTRO)
+        except build.BuildError as exc:
+            pytest.fail(f'building tests/crosscheck_cpp failed: {exc}')
+    cc = Crosscheck(binary, address_space=CPP_ADDRESS_SPACE)
+    yield cc
+    cc.close()
+
+
+class CppSamples:
+    """rosbags' bytes of every checked type and sample, decoded and
+    re-encoded by the C++ process in one batch."""
+
+    def __init__(self, cc: Crosscheck) -> None:
+        self.cc = cc
+        self.replies: dict[tuple[str, int, str], dict[str, Any]] | None = None
+
+    def get(self, typ: str, sample: int) -> tuple[Sample, dict[str, Any], dict[str, Any]]:
+        if self.replies is None:
+            keys: list[tuple[str, int, str]] = []
+            reqs: list[dict[str, object]] = []
+            for t in cpp_checked():
+                for i in range(SAMPLES):
+                    s = rosbags_sample(CPP_DISTRO, t, i)
+                    if s.rosbags_error is None:
+                        for order, data in (('le', s.le), ('be', s.be)):
+                            keys.append((t, i, order))
+                            reqs.append({'op': 'roundtrip', 'distro': CPP_DISTRO, 'type': t, 'hex': data.hex()})
+            self.replies = dict(zip(keys, self.cc.batch(reqs), strict=True))
+        s = rosbags_sample(CPP_DISTRO, typ, sample)
+        assert s.rosbags_error is None, f'seed {s.seed}: rosbags could not serialize: {s.rosbags_error}'
+        return s, self.replies[(typ, sample, 'le')], self.replies[(typ, sample, 'be')]
+
+
+@pytest.fixture(scope='module')
+def cpp_samples(cpp: Crosscheck) -> CppSamples:
+    return CppSamples(cpp)
+
+
+def test_cpp_types_are_every_bundled_type_with_service_events(cpp: Crosscheck) -> None:
+    ours = set(cpp.request({'op': 'types'})['types'])
+    dt = DISTROS[CPP_DISTRO]
+    want = dt.bundled_msgs | dt.parts | dt.events
+    build_times = sorted((REPO / 'target' / 'crosscheck_cpp' / CPP_DISTRO).glob('build-*/build-time.txt'))
+    print(
+        f'\nC++ {CPP_DISTRO}: {len(ours)} generated message types; cross-checked {len(cpp_checked())} '
+        f'({len(dt.events)} of them service events); not checked against rosbags (wstring): '
+        f'{sorted(dt.unchecked)}, test_msgs/msg/WStrings is checked against rclpy instead; '
+        f'last build: {build_times[-1].read_text().strip() if build_times else "?"}',
+    )
+    assert ours == want, f'extra {sorted(ours - want)}, missing {sorted(want - ours)}'
+
+
+def test_cpp_headers_each_compile_alone() -> None:
+    """Every generated header includes what it uses: a translation unit with
+    only it (twice: the include guard) passes g++ -fsyntax-only -Wall -Wextra
+    -Werror. Cached by build.py until a header or cdr.hpp changes."""
+    build = cpp_build_module()
+    try:
+        count, took = build.check_headers(CPP_DISTRO)
+    except build.BuildError as exc:
+        pytest.fail(f'a generated header does not compile alone: {exc}')
+    print(f'\n{count} headers compile alone ({took:.1f} s; 0.0 when cached)')
+    assert count == len({h for _, _, h in build.generate(CPP_DISTRO).types})
+
+
+CPP_PARAMS = [pytest.param(typ, i, id=f'{CPP_DISTRO}-{typ}-seed{i}') for typ in cpp_checked() for i in range(SAMPLES)]
+
+
+@pytest.mark.parametrize(('typ', 'sample'), CPP_PARAMS)
+def test_rosbags_to_cpp(cpp_samples: CppSamples, typ: str, sample: int) -> None:
+    s, le_reply, be_reply = cpp_samples.get(typ, sample)
+    for reply, what in ((le_reply, 'little-endian'), (be_reply, 'big-endian')):
+        assert 'error' not in reply, f'C++ failed on seed {s.seed} {what} bytes {s.le.hex()}: {reply["error"]}'
+        got = bytes.fromhex(reply['typed'])
+        assert got == s.le, f'C++ re-encode of seed {s.seed} {what} bytes differs from rosbags: {hexdiff(s.le, got)}'
+
+
+def cpp_errors(cpp: Crosscheck, cases: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    reqs: list[dict[str, object]] = [{'op': 'roundtrip', 'type': t, 'hex': b.hex()} for t, b in cases]
+    replies = cpp.batch(reqs)
+    assert cpp.request({'op': 'types'})['types'], 'the C++ process stopped serving'
+    return replies
+
+
+def test_cpp_refuses_every_truncation(cpp: Crosscheck) -> None:
+    """No field ends in optional bytes, so every strict prefix is an error."""
+    cases: list[tuple[str, bytes]] = []
+    for typ in cpp_checked():
+        full = rosbags_sample(CPP_DISTRO, typ, 0).le
+        cuts = {0, 2, 4, 5, len(full) // 3, len(full) // 2, len(full) - 4, len(full) - 2, len(full) - 1}
+        cases += [(typ, full[:n]) for n in sorted(cuts) if 0 <= n < len(full)]
+    for (typ, data), reply in zip(cases, cpp_errors(cpp, cases), strict=True):
+        assert str(reply.get('error', '')).startswith('decode:'), f'{typ} truncated to {len(data)} bytes: {reply}'
+    print(f'\n{len(cases)} truncated payloads refused')
+
+
+def test_cpp_survives_every_word_set_to_a_huge_count(cpp: Crosscheck) -> None:
+    """Each 4-byte word of the first 256 payload bytes of every type's sample
+    set to 0xffffffff: a decode error or a decode, never an allocation failure
+    (std::bad_alloc under the address-space limit) or a crash."""
+    cases: list[tuple[str, bytes]] = []
+    for typ in cpp_checked():
+        full = rosbags_sample(CPP_DISTRO, typ, 0).le
+        for at in range(4, min(len(full) - 3, 4 + 256), 4):
+            cases.append((typ, full[:at] + b'\xff\xff\xff\xff' + full[at + 4 :]))
+    refused = 0
+    for (typ, data), reply in zip(cases, cpp_errors(cpp, cases), strict=True):
+        if 'error' in reply:
+            assert reply['error'].startswith('decode:'), f'{typ} {data.hex()}: {reply}'
+            refused += 1
+        else:
+            assert bytes.fromhex(reply['typed']), f'{typ} {data.hex()}: {reply}'
+    print(f'\n{len(cases)} payloads with a forged word: {refused} refused, {len(cases) - refused} decoded')
+
+
+def _with_field(typ: str, seed: int, **fields: object) -> bytes:
+    """rosbags' bytes of a random `typ` with `fields` set (rosbags does not check bounds)."""
+    store = DISTROS[CPP_DISTRO].store
+    msg = rand_message(store, typ, random.Random(seed))
+    for name, value in fields.items():
+        setattr(msg, name, value)
+    return bytes(store.serialize_cdr(msg, typ, little_endian=True))
+
+
+def test_cpp_refuses_malformed_values_with_a_clear_message(cpp: Crosscheck) -> None:
+    hello = bytes.fromhex('000100000600000068656c6c6f00')
+    bounded = np.array([1, 2, 3, 4], dtype=np.int32)
+    cases = [
+        ('std_msgs/msg/String', bytes.fromhex('00010000ffffffff'), 'needs at least 4294967295 bytes'),
+        ('std_msgs/msg/String', bytes.fromhex('000100000500000068656c6c6f'), 'does not end with a NUL'),
+        ('std_msgs/msg/Bool', bytes.fromhex('0001000002'), 'expected 0 or 1'),
+        ('std_msgs/msg/String', bytes.fromhex('00070000') + hello[4:], 'encapsulation header 00 07 00 00'),
+        ('std_msgs/msg/String', hello + b'\0\0\0\0', '4 bytes follow the end of the message'),
+        ('visualization_msgs/msg/MarkerArray', bytes.fromhex('00010000ffffff7f'), 'field `markers`: count 2147483647'),
+        ('sensor_msgs/msg/PointCloud2', rosbags_sample(CPP_DISTRO, 'sensor_msgs/msg/PointCloud2', 0).le[:12]
+         + b'\xff\xff\xff\xff', 'field `frame_id`: count 4294967295 at offset 12'),
+        ('test_msgs/msg/Strings', _with_field('test_msgs/msg/Strings', 1, bounded_string_value='x' * 23),
+         'field `bounded_string_value`: string of 23 bytes'),
+        ('test_msgs/msg/BoundedPlainSequences', _with_field('test_msgs/msg/BoundedPlainSequences', 1,
+                                                            int32_values=bounded),
+         'field `int32_values`: sequence count 4 at offset'),
+    ]
+    replies = cpp_errors(cpp, [(t, b) for t, b, _ in cases])
+    for (typ, data, want), reply in zip(cases, replies, strict=True):
+        assert want in str(reply.get('error')), f'{typ} {data.hex()}: want an error with {want!r}, got {reply}'
+    # Within the rules: 3 trailing bytes, a bounded string at its bound.
+    at_bound = _with_field('test_msgs/msg/Strings', 1, bounded_string_value='x' * 22)
+    ok = [
+        ('std_msgs/msg/String', hello + b'\0\0\0', hello),
+        ('test_msgs/msg/Strings', at_bound, at_bound),
+    ]
+    for (typ, data, same), reply in zip(ok, cpp_errors(cpp, [(t, b) for t, b, _ in ok]), strict=True):
+        assert reply.get('typed') == same.hex(), f'{typ} {data.hex()}: {reply}'
+
+
+# wstring: rosbags has none, so the oracle is real ROS 2 (rclpy over
+# rmw_fastrtps, C type support), when scripts/ros2-peer.sh has installed it.
+WSTRING_PEER = '''
+import json, sys
+from rclpy.serialization import deserialize_message, serialize_message
+from test_msgs.msg import WStrings
+FIELDS = ('wstring_value', 'wstring_value_default1', 'wstring_value_default2', 'wstring_value_default3',
+          'array_of_wstrings', 'bounded_sequence_of_wstrings', 'unbounded_sequence_of_wstrings')
+out = []
+for sample, ours in json.load(sys.stdin):
+    m = WStrings()
+    for k in FIELDS:
+        setattr(m, k, sample[k])
+    back = deserialize_message(bytes.fromhex(ours), WStrings) if ours else None
+    out.append({'rclpy': serialize_message(m).hex(),
+                'decoded': None if back is None else {k: list(getattr(back, k)) if k.endswith('s') else getattr(back, k)
+                                                       for k in FIELDS}})
+print(json.dumps(out))
+'''
+
+
+def _wstring_bytes(sample: dict[str, Any]) -> bytes:
+    """test_msgs/msg/WStrings as rosidl_typesupport_fastrtps writes it: every
+    field a uint32 count of UTF-16 code units, then each unit as a uint32."""
+
+    def one(s: str) -> bytes:
+        units = struct.unpack(f'<{len(s.encode("utf-16-le")) // 2}H', s.encode('utf-16-le'))
+        return struct.pack(f'<I{len(units)}I', len(units), *units)
+
+    out = b'\x00\x01\x00\x00'
+    for k in ('wstring_value', 'wstring_value_default1', 'wstring_value_default2', 'wstring_value_default3'):
+        out += one(sample[k])
+    out += b''.join(one(s) for s in sample['array_of_wstrings'])
+    for k in ('bounded_sequence_of_wstrings', 'unbounded_sequence_of_wstrings'):
+        out += struct.pack('<I', len(sample[k])) + b''.join(one(s) for s in sample[k])
+    return out
+
+
+def _run_peer(items: list[tuple[dict[str, Any], str]]) -> list[dict[str, Any]]:
+    proc = subprocess.run(  # noqa: S603
+        ['bash', '-c', f'. "{ROS2_PEER_ENV}" && exec "$ROS2_PYTHON" -c "$0"', WSTRING_PEER],  # noqa: S607
+        input=json.dumps(items), capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert proc.returncode == 0, f'rclpy peer failed: {proc.stderr}'
+    result: list[dict[str, Any]] = json.loads(proc.stdout.splitlines()[-1])
+    return result
+
+
+def test_cpp_wstring_matches_rclpy(cpp: Crosscheck) -> None:
+    if not ROS2_PEER_ENV.is_file():
+        pytest.skip('ROS 2 Jazzy peer not installed (scripts/ros2-peer.sh jazzy)')
+    rng = random.Random(SEED_BASE)
+
+    def text() -> str:
+        return ''.join(rng.choice(CHARS + 'ab') for _ in range(rng.randint(0, 6))).replace('\0', '')
+
+    samples = [
+        {
+            'wstring_value': text(), 'wstring_value_default1': text(), 'wstring_value_default2': '',
+            'wstring_value_default3': 'ハローワールド😀', 'array_of_wstrings': [text(), text(), text()],
+            'bounded_sequence_of_wstrings': [text() for _ in range(rng.randint(0, 3))],
+            'unbounded_sequence_of_wstrings': [text() for _ in range(rng.randint(0, 5))],
+        }
+        for _ in range(max(SAMPLES, 3))
+    ]
+    ours = [_wstring_bytes(s) for s in samples]
+    peer = _run_peer([(s, o.hex()) for s, o in zip(samples, ours, strict=True)])
+    replies = cpp_errors(cpp, [('test_msgs/msg/WStrings', o) for o in ours])
+    for sample, mine, got, reply in zip(samples, ours, peer, replies, strict=True):
+        rclpy_bytes = bytes.fromhex(got['rclpy'])
+        # rclpy's serialize_message returns the buffer's estimated size (here
+        # larger, with stale bytes after the message): compare the message.
+        assert rclpy_bytes[: len(mine)] == mine, f'{sample}: {hexdiff(rclpy_bytes[: len(mine)], mine)}'
+        assert got['decoded'] == sample, f'rclpy decodes our bytes as {got["decoded"]}, not {sample}'
+        assert reply.get('typed') == mine.hex(), f'C++ re-encode of {sample}: {reply}'

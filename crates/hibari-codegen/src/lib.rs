@@ -13,8 +13,14 @@
 //!
 //! Users generate their own packages from a `build.rs` with [`build`]; types of
 //! bundled packages are referenced through `::hibari_msgs`.
+//!
+//! [`generate_cpp`] emits the same types as C++17 headers, one per interface
+//! as rosidl names them (`<sensor_msgs/msg/point_cloud2.hpp>`), whose CDR
+//! code runs on the header-only `hibari/cdr.hpp`; the `hibari-cpp-gen`
+//! binary writes them.
 
 #![forbid(unsafe_code)]
+mod emit_cpp;
 mod emit_msg;
 mod emit_view;
 mod names;
@@ -26,6 +32,10 @@ use std::path::{Path, PathBuf};
 use hibari_idl::model::{InterfaceKind, MessageDef, TypeName};
 use hibari_idl::Registry;
 
+pub use emit_cpp::{
+    generate_cpp, snake_case, write_if_changed, CppHeader, CppOutput, CppType, CppWriteError,
+    WriteSummary,
+};
 pub use names::PathResolver;
 
 /// What to generate and how to name things.
