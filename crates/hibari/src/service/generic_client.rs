@@ -109,6 +109,15 @@ impl fmt::Debug for GenericResponseFuture {
     }
 }
 
+impl GenericResponseFuture {
+    /// The request's sequence number (the `sequence` of its
+    /// [`SampleInfo`](crate::SampleInfo) at the server); `None` when it was
+    /// not sent.
+    pub fn sequence(&self) -> Option<u64> {
+        self.call.sequence()
+    }
+}
+
 impl Future for GenericResponseFuture {
     type Output = Result<CdrBytes, CallError>;
 

@@ -1,0 +1,194 @@
+// hibari C++: subscriptions of message types, and of CDR bytes read in
+// place.
+//
+// A typed subscription decodes each sample (hibari::cdr::from_cdr) and
+// calls one of (as rclcpp):
+//   void(const T &)                      void(const T &, const MessageInfo &)
+//   void(std::shared_ptr<T>)             void(std::shared_ptr<T>, const MessageInfo &)
+//   void(std::shared_ptr<const T>)       void(std::unique_ptr<T>)
+// A sample that does not decode is logged (ERROR) and skipped.
+// create_serialized_subscription's callback gets the CDR bytes themselves,
+// borrowed for the call — from another process, read in place in the
+// publisher's shared memory: void(ByteSpan[, const MessageInfo &]).
+#pragma once
+
+#include <hibari.h>
+#include <hibari/cdr.hpp>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "hibari/context.hpp"
+#include "hibari/exceptions.hpp"
+#include "hibari/logging.hpp"
+#include "hibari/qos.hpp"
+
+namespace hibari {
+
+/// What came with a sample.
+struct MessageInfo {
+  /// Its place in its publisher's stream: 1, 2, 3…
+  uint64_t sequence = 0;
+  /// When it was published / received, ns since the UNIX epoch.
+  int64_t source_timestamp_ns = 0;
+  int64_t reception_timestamp_ns = 0;
+  /// The publisher's id (a ROS 2 GID).
+  std::array<uint8_t, 16> publisher_id{};
+  /// Samples of that publisher lost just before this one.
+  uint64_t lost_before = 0;
+
+  static MessageInfo from_c(const hibari_sample_info_t &i) {
+    MessageInfo m;
+    m.sequence = i.sequence;
+    m.source_timestamp_ns = i.source_timestamp_ns;
+    m.reception_timestamp_ns = i.reception_timestamp_ns;
+    std::copy(std::begin(i.publisher_id), std::end(i.publisher_id), m.publisher_id.begin());
+    m.lost_before = i.lost_before;
+    return m;
+  }
+};
+
+/// Bytes borrowed for a callback's duration (a read-only span).
+struct ByteSpan {
+  const uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const uint8_t *begin() const { return data_; }
+  const uint8_t *end() const { return data_ + size_; }
+  uint8_t operator[](size_t i) const { return data_[i]; }
+};
+
+namespace detail {
+using RawCallback = std::function<void(ByteSpan, const MessageInfo &)>;
+using RawBox = CallbackBox<RawCallback>;
+
+inline void on_sample(const uint8_t *cdr, size_t len, const hibari_sample_info_t *info, void *user) {
+  RawBox::call(user, ByteSpan{cdr, len}, MessageInfo::from_c(*info));
+}
+}  // namespace detail
+
+/// What every subscription has: its handle and counts.
+class SubscriptionBase {
+public:
+  SubscriptionBase(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const std::string &type_name,
+                   const QoS &qos, detail::RawCallback callback)
+      : node_(std::move(node)), box_(new detail::RawBox(std::move(callback))) {
+    const hibari_ret_t r = hibari_subscription_create(node_->handle, topic.c_str(), type_name.c_str(), &qos.get_c_qos(),
+                                                      detail::on_sample, box_, &handle_);
+    if (r != HIBARI_OK) {
+      delete box_;
+      detail::check(r, "create_subscription");
+    }
+  }
+  virtual ~SubscriptionBase() {
+    hibari_subscription_destroy(handle_);
+    detail::RawBox::release(box_);
+  }
+  SubscriptionBase(const SubscriptionBase &) = delete;
+  SubscriptionBase &operator=(const SubscriptionBase &) = delete;
+
+  size_t get_publisher_count() const {
+    size_t n = 0;
+    detail::check(hibari_subscription_get_publisher_count(handle_, &n), "get_publisher_count");
+    return n;
+  }
+  std::string get_topic_name() const {
+    return detail::get_string(handle_, hibari_subscription_get_topic_name, "get_topic_name");
+  }
+  hibari_subscription_t get_c_handle() const { return handle_; }
+
+private:
+  std::shared_ptr<detail::NodeHandle> node_;
+  detail::RawBox *box_;
+  hibari_subscription_t handle_{};
+};
+
+/// A subscription of the message type T.
+template <class T> class Subscription : public SubscriptionBase {
+public:
+  using SharedPtr = std::shared_ptr<Subscription<T>>;
+
+  template <class F>
+  Subscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos, F &&callback)
+      : SubscriptionBase(node, topic, T::TYPE_NAME, qos, adapt(node, std::forward<F>(callback))) {}
+
+private:
+  /// The callback, behind a decoder for its signature.
+  template <class F> static detail::RawCallback adapt(const std::shared_ptr<detail::NodeHandle> &node, F &&f) {
+    using Fn = std::decay_t<F>;
+    hibari_node_t n = node->handle;
+    auto decode = [n](ByteSpan bytes, T &msg) {
+      try {
+        hibari::cdr::from_cdr(bytes.data(), bytes.size(), msg);
+        return true;
+      } catch (const std::exception &e) {
+        const std::string text = std::string("a sample of ") + T::TYPE_NAME + " does not decode: " + e.what();
+        hibari_log(n, HIBARI_LOG_ERROR, __FILE__, __LINE__, "hibari::Subscription", text.c_str());
+        return false;
+      }
+    };
+    if constexpr (std::is_invocable<Fn &, const T &, const MessageInfo &>::value) {
+      auto msg = std::make_shared<T>();
+      return [f = Fn(std::forward<F>(f)), decode, msg](ByteSpan b, const MessageInfo &info) mutable {
+        if (decode(b, *msg)) f(static_cast<const T &>(*msg), info);
+      };
+    } else if constexpr (std::is_invocable<Fn &, const T &>::value) {
+      auto msg = std::make_shared<T>();
+      return [f = Fn(std::forward<F>(f)), decode, msg](ByteSpan b, const MessageInfo &) mutable {
+        if (decode(b, *msg)) f(static_cast<const T &>(*msg));
+      };
+    } else if constexpr (std::is_invocable<Fn &, std::shared_ptr<T>, const MessageInfo &>::value) {
+      return [f = Fn(std::forward<F>(f)), decode](ByteSpan b, const MessageInfo &info) mutable {
+        auto msg = std::make_shared<T>();
+        if (decode(b, *msg)) f(msg, info);
+      };
+    } else if constexpr (std::is_invocable<Fn &, std::shared_ptr<T>>::value) {
+      return [f = Fn(std::forward<F>(f)), decode](ByteSpan b, const MessageInfo &) mutable {
+        auto msg = std::make_shared<T>();
+        if (decode(b, *msg)) f(msg);
+      };
+    } else if constexpr (std::is_invocable<Fn &, std::unique_ptr<T>>::value) {
+      return [f = Fn(std::forward<F>(f)), decode](ByteSpan b, const MessageInfo &) mutable {
+        auto msg = std::make_unique<T>();
+        if (decode(b, *msg)) f(std::move(msg));
+      };
+    } else {
+      static_assert(std::is_invocable<Fn &, const T &>::value,
+                    "a subscription callback takes (const T &[, const hibari::MessageInfo &]), "
+                    "std::shared_ptr<T> (or <const T>), or std::unique_ptr<T>");
+      return {};
+    }
+  }
+};
+
+/// A subscription of CDR bytes of a type named at run time, read in place.
+class SerializedSubscription : public SubscriptionBase {
+public:
+  using SharedPtr = std::shared_ptr<SerializedSubscription>;
+
+  template <class F>
+  SerializedSubscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic,
+                         const std::string &type_name, const QoS &qos, F &&callback)
+      : SubscriptionBase(std::move(node), topic, type_name, qos, adapt(std::forward<F>(callback))) {}
+
+private:
+  template <class F> static detail::RawCallback adapt(F &&f) {
+    using Fn = std::decay_t<F>;
+    if constexpr (std::is_invocable<Fn &, ByteSpan, const MessageInfo &>::value) {
+      return detail::RawCallback(std::forward<F>(f));
+    } else {
+      static_assert(std::is_invocable<Fn &, ByteSpan>::value,
+                    "a serialized subscription callback takes (hibari::ByteSpan[, const hibari::MessageInfo &])");
+      return [f = Fn(std::forward<F>(f))](ByteSpan b, const MessageInfo &) mutable { f(b); };
+    }
+  }
+};
+
+}  // namespace hibari

@@ -1,0 +1,111 @@
+// hibari C++: timers (steady time, as create_wall_timer) and guard
+// conditions.
+#pragma once
+
+#include <hibari.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "hibari/context.hpp"
+#include "hibari/exceptions.hpp"
+
+namespace hibari {
+
+namespace detail {
+using VoidBox = CallbackBox<std::function<void()>>;
+inline void on_tick(void *user) { VoidBox::call(user); }
+}  // namespace detail
+
+/// A timer: its callback runs on the executor spinning its node every
+/// period, the first time one period after it was created.
+class TimerBase {
+public:
+  using SharedPtr = std::shared_ptr<TimerBase>;
+
+  template <class F> TimerBase(std::shared_ptr<detail::NodeHandle> node, std::chrono::nanoseconds period, F &&callback)
+      : node_(std::move(node)), box_(new detail::VoidBox(adapt(std::forward<F>(callback)))) {
+    const hibari_ret_t r = hibari_timer_create(node_->handle, period.count(), detail::on_tick, box_, &handle_);
+    if (r != HIBARI_OK) {
+      delete box_;
+      detail::check(r, "create_wall_timer");
+    }
+  }
+  virtual ~TimerBase() {
+    hibari_timer_destroy(handle_);
+    detail::VoidBox::release(box_);
+  }
+  TimerBase(const TimerBase &) = delete;
+  TimerBase &operator=(const TimerBase &) = delete;
+
+  void cancel() { detail::check(hibari_timer_cancel(handle_), "TimerBase::cancel"); }
+  void reset() { detail::check(hibari_timer_reset(handle_), "TimerBase::reset"); }
+  bool is_canceled() const {
+    bool canceled = false;
+    detail::check(hibari_timer_is_canceled(handle_, &canceled), "TimerBase::is_canceled");
+    return canceled;
+  }
+  std::chrono::nanoseconds get_period() const {
+    int64_t ns = 0;
+    detail::check(hibari_timer_get_period(handle_, &ns), "TimerBase::get_period");
+    return std::chrono::nanoseconds(ns);
+  }
+  hibari_timer_t get_c_handle() const { return handle_; }
+
+private:
+  /// void() or void(TimerBase &), as rclcpp's.
+  template <class F> std::function<void()> adapt(F &&f) {
+    using Fn = std::decay_t<F>;
+    if constexpr (std::is_invocable<Fn &, TimerBase &>::value) {
+      return [f = Fn(std::forward<F>(f)), this]() mutable { f(*this); };
+    } else {
+      static_assert(std::is_invocable<Fn &>::value, "a timer callback takes () or (hibari::TimerBase &)");
+      return std::function<void()>(std::forward<F>(f));
+    }
+  }
+
+  std::shared_ptr<detail::NodeHandle> node_;
+  detail::VoidBox *box_;
+  hibari_timer_t handle_{};
+};
+
+/// rclcpp's name for a steady timer.
+class WallTimer : public TimerBase {
+public:
+  using SharedPtr = std::shared_ptr<WallTimer>;
+  using TimerBase::TimerBase;
+};
+
+/// A guard condition: trigger() it from any thread to have the executor
+/// spinning its node run the callback.
+class GuardCondition {
+public:
+  using SharedPtr = std::shared_ptr<GuardCondition>;
+
+  GuardCondition(std::shared_ptr<detail::NodeHandle> node, std::function<void()> callback)
+      : node_(std::move(node)), box_(new detail::VoidBox(std::move(callback))) {
+    const hibari_ret_t r = hibari_guard_condition_create(node_->handle, detail::on_tick, box_, &handle_);
+    if (r != HIBARI_OK) {
+      delete box_;
+      detail::check(r, "create_guard_condition");
+    }
+  }
+  ~GuardCondition() {
+    hibari_guard_condition_destroy(handle_);
+    detail::VoidBox::release(box_);
+  }
+  GuardCondition(const GuardCondition &) = delete;
+  GuardCondition &operator=(const GuardCondition &) = delete;
+
+  void trigger() { detail::check(hibari_guard_condition_trigger(handle_), "GuardCondition::trigger"); }
+
+private:
+  std::shared_ptr<detail::NodeHandle> node_;
+  detail::VoidBox *box_;
+  hibari_guard_condition_t handle_{};
+};
+
+}  // namespace hibari

@@ -1,0 +1,198 @@
+//! Loans: a message's bytes written where the transport carries them — to
+//! subscribers in other processes a chunk of shared memory, which they read
+//! in place — and sent without a copy.
+//!
+//! A loan lives in the registry (its `id`) until sent or discarded: the
+//! publisher and the bytes it lent, kept together as the Python binding
+//! keeps its loans (a self-referencing cell, no `unsafe` for the borrow).
+//! The bytes do not move while lent, so their address can be handed to C.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hibari_rs::PublisherLoan;
+
+use crate::args::{bytes_arg, check_out, put};
+use crate::error::{ffi, hibari_ret_t, Error, Result};
+use crate::handles::{self, hibari_publisher_t, Kind};
+use crate::publisher::{check_cdr, publisher, BytesPublisher};
+
+type Lent<'a> = Option<PublisherLoan<'a>>;
+
+self_cell::self_cell!(
+    /// A publisher and the bytes it lent (`None` once sent).
+    struct LoanCell {
+        owner: Arc<BytesPublisher>,
+        #[covariant]
+        dependent: Lent,
+    }
+);
+
+pub(crate) struct Loan {
+    cell: Mutex<LoanCell>,
+}
+
+/// Bytes lent by a publisher: write the whole message's CDR (header
+/// included) at `data`, exactly `len` bytes, then `hibari_loan_send` it —
+/// or `hibari_loan_discard` it. Both consume the loan: they zero the
+/// struct, and `data` must not be used any more. A loan outlives its
+/// publisher's handle (it keeps the publisher alive until sent).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+#[allow(non_camel_case_types)]
+pub struct hibari_loan_t {
+    /// The registry key; 0 once consumed.
+    pub id: u64,
+    /// The lent bytes, writable (their contents are undefined: write all).
+    pub data: *mut u8,
+    /// How many.
+    pub len: usize,
+}
+
+/// Lends `len` bytes from `publisher` and runs `fill` on them; the loan.
+fn lend(p: Arc<BytesPublisher>, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<hibari_loan_t> {
+    let mut cell = LoanCell::try_new(p, |p| p.loan(len).map(Some)).map_err(Error::other)?;
+    let data = cell.with_dependent_mut(|_, lent| {
+        let bytes: &mut [u8] = lent.as_mut().expect("just lent");
+        fill(bytes);
+        bytes.as_mut_ptr()
+    });
+    let loan = Loan {
+        cell: Mutex::new(cell),
+    };
+    let id = handles::insert(Kind::Loan, 0, Arc::new(loan), None);
+    Ok(hibari_loan_t { id, data, len })
+}
+
+/// Lends `len` bytes to write one message in place (see `hibari_loan_t`).
+///
+/// # Safety
+///
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_publisher_loan(
+    publisher: hibari_publisher_t,
+    len: usize,
+    out: *mut hibari_loan_t,
+) -> hibari_ret_t {
+    ffi(|| {
+        check_out(out, "out")?;
+        let loan = lend(self::publisher(publisher)?, len, |_| {})?;
+        // SAFETY: the caller's contract.
+        unsafe { put(out, "out", loan) }
+    })
+}
+
+/// Lends memory for a message whose one big array is filled in place (an
+/// image's pixels): `skeleton` is the message's final CDR bytes without
+/// the array's elements — everything before them (the sequence's length
+/// included, set to the final count) up to `hole_offset`, then everything
+/// after them, laid out as it will be after the array (CDR alignment
+/// counts from the final offsets). The loan is `skeleton_len + hole_len`
+/// bytes: the skeleton copied around a hole of `hole_len` bytes at
+/// `hole_offset`, whose address goes to `hole_out`. Fill the hole, then
+/// `hibari_loan_send`. (The C++ layer's `loan_with_array` computes the
+/// skeleton from a message.)
+///
+/// # Safety
+///
+/// `skeleton` points to `skeleton_len` readable bytes; `out` and
+/// `hole_out` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_publisher_loan_with_hole(
+    publisher: hibari_publisher_t,
+    skeleton: *const u8,
+    skeleton_len: usize,
+    hole_offset: usize,
+    hole_len: usize,
+    out: *mut hibari_loan_t,
+    hole_out: *mut *mut u8,
+) -> hibari_ret_t {
+    ffi(|| {
+        check_out(out, "out")?;
+        check_out(hole_out, "hole_out")?;
+        // SAFETY: the caller's contract.
+        let skeleton = unsafe { bytes_arg(skeleton, skeleton_len, "skeleton") }?;
+        check_cdr(skeleton, "the skeleton")?;
+        if hole_offset < 4 || hole_offset > skeleton.len() {
+            return Err(Error::invalid(format!(
+                "hole_offset {hole_offset} is outside the skeleton's body (4..={})",
+                skeleton.len()
+            )));
+        }
+        let len = skeleton
+            .len()
+            .checked_add(hole_len)
+            .ok_or_else(|| Error::invalid("skeleton_len + hole_len overflows"))?;
+        let (before, after) = skeleton.split_at(hole_offset);
+        let loan = lend(self::publisher(publisher)?, len, |bytes| {
+            bytes[..hole_offset].copy_from_slice(before);
+            bytes[hole_offset + hole_len..].copy_from_slice(after);
+        })?;
+        // The hole lies inside the lent bytes: hole_offset <= len - hole_len.
+        let hole = loan.data.wrapping_add(hole_offset);
+        // SAFETY: the caller's contract (both checked above).
+        unsafe {
+            put(out, "out", loan)?;
+            put(hole_out, "hole_out", hole)
+        }
+    })
+}
+
+/// Takes the loan out of the registry and zeroes the struct.
+///
+/// # Safety
+///
+/// `loan` is NULL or points to a readable and writable `hibari_loan_t`.
+unsafe fn take(loan: *mut hibari_loan_t) -> Result<Arc<Loan>> {
+    if loan.is_null() || !loan.is_aligned() {
+        return Err(Error::invalid(
+            "`loan` is NULL or misaligned: pass the loan to consume",
+        ));
+    }
+    // SAFETY: not NULL, aligned, readable (the caller's contract); the id is
+    // an integer, valid whatever its bits.
+    let id = unsafe { std::ptr::addr_of!((*loan).id).read() };
+    let taken = handles::remove::<Loan>(Kind::Loan, id)?;
+    // SAFETY: as above, and writable.
+    unsafe {
+        loan.write(hibari_loan_t {
+            id: 0,
+            data: std::ptr::null_mut(),
+            len: 0,
+        })
+    };
+    Ok(taken)
+}
+
+/// Sends the loan's bytes to every matched subscription and consumes the
+/// loan (even when sending fails: its memory then goes back). The bytes
+/// must start with the CDR header.
+///
+/// # Safety
+///
+/// `loan` points to a loan from `hibari_publisher_loan*` (readable and
+/// writable).
+#[no_mangle]
+pub unsafe extern "C" fn hibari_loan_send(loan: *mut hibari_loan_t) -> hibari_ret_t {
+    ffi(|| {
+        // SAFETY: the caller's contract.
+        let taken = unsafe { take(loan) }?;
+        let mut cell = taken.cell.lock().unwrap_or_else(PoisonError::into_inner);
+        cell.with_dependent_mut(|_, lent| {
+            let loan = lent.take().expect("a loan in the registry is unsent");
+            check_cdr(&loan, "the loan's message")?;
+            loan.send().map_err(|e| Error::other(e.into_reason()))
+        })
+    })
+}
+
+/// Gives the loan's memory back unsent and consumes the loan.
+///
+/// # Safety
+///
+/// As `hibari_loan_send`.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_loan_discard(loan: *mut hibari_loan_t) -> hibari_ret_t {
+    // SAFETY: the caller's contract; dropping the loan gives the memory back.
+    ffi(|| unsafe { take(loan) }.map(drop))
+}

@@ -1,0 +1,194 @@
+//! Timers and guard conditions: callbacks the executor spinning their node
+//! runs when due or triggered.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hibari_rs::GuardConditionOptions;
+
+use crate::args::{check_out, put, UserData};
+use crate::error::{ffi, hibari_ret_t, Error, Result};
+use crate::handles::{
+    self, hibari_guard_condition_t, hibari_node_t, hibari_timer_t, Close, Gate, Kind,
+};
+use crate::node::node;
+
+/// Called when a timer is due or a guard condition was triggered, on the
+/// thread of the executor spinning the node; it must return normally (a C++
+/// exception must not leave it).
+#[allow(non_camel_case_types)]
+pub type hibari_timer_callback_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+type Callback = unsafe extern "C" fn(*mut c_void);
+
+/// A callback behind its gate, counting its runs on the node.
+fn gated(
+    callback: Callback,
+    user_data: *mut c_void,
+    ran: Arc<AtomicU64>,
+) -> (Arc<Gate>, impl FnMut() + Send + 'static) {
+    let gate = Arc::new(Gate::default());
+    let (g, user) = (gate.clone(), UserData::new(user_data));
+    let run = move || {
+        g.run(|| {
+            ran.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: a C function given for this; `user` is C's.
+            unsafe { callback(user.get()) }
+        })
+    };
+    (gate, run)
+}
+
+fn timer(t: hibari_timer_t) -> Result<Arc<hibari_rs::Timer>> {
+    handles::get(Kind::Timer, t.id)
+}
+
+/// Creates a timer calling `callback(user_data)` every `period_ns` on the
+/// steady clock (rclcpp's `create_wall_timer`: real elapsed time, never
+/// simulated), the first time one period from now. Destroy it with
+/// `hibari_timer_destroy` (or with its node); its callback then stops as a
+/// subscription's does.
+///
+/// # Safety
+///
+/// `user_data` may be used on the executor's threads; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_timer_create(
+    node: hibari_node_t,
+    period_ns: i64,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_timer_t,
+) -> hibari_ret_t {
+    ffi(|| {
+        check_out(out, "out")?;
+        let callback = callback.ok_or_else(|| Error::invalid("`callback` is NULL"))?;
+        let period = u64::try_from(period_ns)
+            .ok()
+            .filter(|&p| p > 0)
+            .map(Duration::from_nanos)
+            .ok_or_else(|| Error::invalid(format!("period_ns is {period_ns}: it must be > 0")))?;
+        let n = self::node(node)?;
+        let (gate, run) = gated(callback, user_data, n.ran.clone());
+        let t = n
+            .inner
+            .create_wall_timer(period, run)
+            .map_err(Error::invalid_from)?;
+        let close: Arc<dyn Close> = gate;
+        let id = handles::insert(Kind::Timer, node.id, Arc::new(t), Some(close));
+        // SAFETY: the caller's contract.
+        unsafe { put(out, "out", hibari_timer_t { id }) }
+    })
+}
+
+/// Stops the timer until `hibari_timer_reset`.
+#[no_mangle]
+pub extern "C" fn hibari_timer_cancel(timer: hibari_timer_t) -> hibari_ret_t {
+    ffi(|| {
+        self::timer(timer)?.cancel();
+        Ok(())
+    })
+}
+
+/// Restarts the timer: due one period from now (also after a cancel).
+#[no_mangle]
+pub extern "C" fn hibari_timer_reset(timer: hibari_timer_t) -> hibari_ret_t {
+    ffi(|| {
+        self::timer(timer)?.reset();
+        Ok(())
+    })
+}
+
+/// Whether the timer is canceled.
+///
+/// # Safety
+///
+/// `canceled_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_timer_is_canceled(
+    timer: hibari_timer_t,
+    canceled_out: *mut bool,
+) -> hibari_ret_t {
+    ffi(|| {
+        let canceled = self::timer(timer)?.is_canceled();
+        // SAFETY: the caller's contract.
+        unsafe { put(canceled_out, "canceled_out", canceled) }
+    })
+}
+
+/// The timer's period in ns.
+///
+/// # Safety
+///
+/// `period_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_timer_get_period(
+    timer: hibari_timer_t,
+    period_out: *mut i64,
+) -> hibari_ret_t {
+    ffi(|| {
+        let period = self::timer(timer)?.period().as_nanos();
+        // SAFETY: the caller's contract.
+        unsafe {
+            put(
+                period_out,
+                "period_out",
+                i64::try_from(period).unwrap_or(i64::MAX),
+            )
+        }
+    })
+}
+
+/// Destroys the timer.
+#[no_mangle]
+pub extern "C" fn hibari_timer_destroy(timer: hibari_timer_t) -> hibari_ret_t {
+    ffi(|| handles::remove::<hibari_rs::Timer>(Kind::Timer, timer.id).map(drop))
+}
+
+/// Creates a guard condition: `hibari_guard_condition_trigger` it (from
+/// any thread) to have the executor spinning the node call
+/// `callback(user_data)` (NULL: nothing is called, the executor just
+/// wakes). Destroy it with `hibari_guard_condition_destroy` (or with its
+/// node).
+///
+/// # Safety
+///
+/// `user_data` may be used on the executor's threads; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_guard_condition_create(
+    node: hibari_node_t,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_guard_condition_t,
+) -> hibari_ret_t {
+    ffi(|| {
+        check_out(out, "out")?;
+        let n = self::node(node)?;
+        unsafe extern "C" fn nothing(_: *mut c_void) {}
+        let (gate, run) = gated(callback.unwrap_or(nothing), user_data, n.ran.clone());
+        let g = n
+            .inner
+            .create_guard_condition(GuardConditionOptions::new(), run);
+        let close: Arc<dyn Close> = gate;
+        let id = handles::insert(Kind::GuardCondition, node.id, Arc::new(g), Some(close));
+        // SAFETY: the caller's contract.
+        unsafe { put(out, "out", hibari_guard_condition_t { id }) }
+    })
+}
+
+/// Triggers the guard condition (thread-safe).
+#[no_mangle]
+pub extern "C" fn hibari_guard_condition_trigger(guard: hibari_guard_condition_t) -> hibari_ret_t {
+    ffi(|| {
+        handles::get::<hibari_rs::GuardCondition>(Kind::GuardCondition, guard.id)?.trigger();
+        Ok(())
+    })
+}
+
+/// Destroys the guard condition.
+#[no_mangle]
+pub extern "C" fn hibari_guard_condition_destroy(guard: hibari_guard_condition_t) -> hibari_ret_t {
+    ffi(|| handles::remove::<hibari_rs::GuardCondition>(Kind::GuardCondition, guard.id).map(drop))
+}

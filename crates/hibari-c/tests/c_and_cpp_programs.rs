@@ -1,0 +1,253 @@
+//! The C program (tests/c) and the C++ smoke program (tests/cpp), compiled
+//! against include/ and libhibari.so with the system's cc and c++
+//! (`-Wall -Wextra -Werror`), run as real processes: each test in a ROS
+//! domain of its own, with topics of its own, every child bounded by a
+//! timeout and killed if the test ends first. Processes of one host reach
+//! each other through shared memory (hibari's default transports).
+//!
+//! `cargo test` builds libhibari_c.so (installed as libhibari.so) with the crate's rlib, before this test,
+//! into <target>/<profile>/deps/ (see Cargo.toml): the programs link it there.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use hibari_testkit::lines::LineChild;
+use hibari_testkit::{tempdir, unique_topic, TempDir, TestDomain, HANG};
+
+struct Programs {
+    _dir: TempDir,
+    c: PathBuf,
+    cpp: PathBuf,
+}
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `command` to completion; fails the test with its output if it fails.
+fn run(mut command: Command, what: &str) {
+    let out = command
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Compiles both programs against libhibari.so, once per test binary.
+fn programs() -> &'static Programs {
+    static BUILT: OnceLock<Programs> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        // The test binary is <target>/<profile>/deps/<name>, beside the
+        // library cargo built for it.
+        let exe = std::env::current_exe().expect("the test's own path");
+        let lib_dir = exe.parent().expect("<target>/<profile>/deps").to_path_buf();
+        let lib = lib_dir.join("libhibari_c.so");
+        assert!(
+            lib.exists(),
+            "{} is missing: cargo builds it with the crate's rlib (crate-type in Cargo.toml)",
+            lib.display()
+        );
+        let dir = tempdir().expect("a temporary directory");
+        // Installed, the library is libhibari.so, its SONAME (build.rs),
+        // which is what the programs will look for.
+        std::os::unix::fs::symlink(&lib, dir.path().join("libhibari.so"))
+            .expect("a link libhibari.so -> libhibari_c.so");
+        let lib_dir = dir.path().to_path_buf();
+        let include = crate_dir().join("include");
+        let link = |cmd: &mut Command| {
+            cmd.arg(format!("-L{}", lib_dir.display()))
+                .arg("-lhibari")
+                .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+                .arg("-pthread");
+        };
+        let c = dir.path().join("bad_input");
+        let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
+        cc.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g"])
+            .arg(format!("-I{}", include.display()))
+            .arg(crate_dir().join("tests/c/bad_input.c"))
+            .arg("-o")
+            .arg(&c);
+        link(&mut cc);
+        run(cc, "cc tests/c/bad_input.c");
+        let cpp = dir.path().join("smoke");
+        let mut cxx = Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()));
+        // The stand-in message headers first, then the real include/.
+        cxx.args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"])
+            .arg(format!(
+                "-I{}",
+                crate_dir().join("tests/cpp/fake_msgs").display()
+            ))
+            .arg(format!("-I{}", include.display()))
+            .arg(crate_dir().join("tests/cpp/smoke.cpp"))
+            .arg("-o")
+            .arg(&cpp);
+        link(&mut cxx);
+        run(cxx, "c++ tests/cpp/smoke.cpp");
+        Programs { _dir: dir, c, cpp }
+    })
+}
+
+/// A program of this test in `domain`, its stdout read line by line.
+fn start(program: &Path, args: &[&str], domain: &TestDomain) -> LineChild {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env("ROS_DOMAIN_ID", domain.id().to_string())
+        .env_remove("HIBARI_INTERFACE_PATH")
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit());
+    LineChild::spawn(command).expect("start the program")
+}
+
+/// Reads lines until one equals `want` (returned with all lines so far);
+/// fails the test, with what came, on a timeout or the end of the output.
+fn expect_line(child: &LineChild, want: &str, seen: &mut Vec<String>) {
+    let deadline = Instant::now() + HANG;
+    loop {
+        match child.next_line_by(deadline) {
+            Ok(line) => {
+                let found = line == want;
+                seen.push(line);
+                if found {
+                    return;
+                }
+            }
+            Err(why) => panic!(
+                "no line `{want}` ({why:?}); the program printed:\n{}",
+                seen.join("\n")
+            ),
+        }
+    }
+}
+
+/// Waits for the child to exit; its status must be 0.
+fn expect_success(child: &mut LineChild, seen: &mut Vec<String>) {
+    let deadline = Instant::now() + HANG;
+    let status = loop {
+        while let Some(line) = child.try_line() {
+            seen.push(line);
+        }
+        if let Some(status) = child.child().try_wait().expect("wait for the program") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the program did not exit:\n{}",
+            seen.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    while let Some(line) = child.try_line() {
+        seen.push(line);
+    }
+    assert!(
+        status.success(),
+        "the program failed ({status}):\n{}",
+        seen.join("\n")
+    );
+}
+
+#[test]
+fn the_c_program_gets_the_expected_code_for_every_bad_input_and_exits_0() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let mut c = start(&p.c, &[], &domain);
+    let mut seen = Vec::new();
+    expect_line(&c, "c ok", &mut seen);
+    expect_success(&mut c, &mut seen);
+    let has = |prefix: &str| seen.iter().any(|l| l.starts_with(prefix));
+    assert!(has("null name: 2 (`name` is NULL"), "{seen:#?}");
+    assert!(
+        has("unknown type: 4 (unknown msg type `no_such_pkg/msg/Nope`"),
+        "{seen:#?}"
+    );
+    assert!(
+        has("destroyed handle: 3 (the publisher handle"),
+        "{seen:#?}"
+    );
+    assert!(has("destroyed twice: 3"), "{seen:#?}");
+    assert!(has("zero handle: 3"), "{seen:#?}");
+    assert!(!seen.iter().any(|l| l.starts_with("FAILED")), "{seen:#?}");
+}
+
+#[test]
+fn a_cpp_talker_reaches_a_cpp_listener_in_another_process() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let topic = unique_topic("cpp_chatter");
+    let mut listener = start(&p.cpp, &["listen", &topic, "5"], &domain);
+    let mut heard = Vec::new();
+    expect_line(&listener, "listening", &mut heard);
+    let mut talker = start(&p.cpp, &["talk", &topic, "5"], &domain);
+    expect_line(&listener, "heard all 5", &mut heard);
+    expect_success(&mut listener, &mut heard);
+    let mut said = Vec::new();
+    expect_success(&mut talker, &mut said);
+    let messages: Vec<&String> = heard
+        .iter()
+        .filter(|l| l.starts_with("heard hello"))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "heard hello 1",
+            "heard hello 2",
+            "heard hello 3",
+            "heard hello 4",
+            "heard hello 5"
+        ]
+    );
+}
+
+#[test]
+fn images_written_in_place_in_a_loan_reach_a_subscriber_in_another_process() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let topic = unique_topic("cpp_images");
+    let mut viewer = start(&p.cpp, &["image-listen", &topic, "3"], &domain);
+    let mut seen = Vec::new();
+    expect_line(&viewer, "listening", &mut seen);
+    let mut camera = start(&p.cpp, &["image-talk", &topic, "3"], &domain);
+    expect_line(&viewer, "image 3 ok", &mut seen);
+    expect_success(&mut viewer, &mut seen);
+    let mut sent = Vec::new();
+    expect_success(&mut camera, &mut sent);
+    assert_eq!(seen[1..], ["image 1 ok", "image 2 ok", "image 3 ok"]);
+}
+
+#[test]
+fn a_cpp_client_gets_every_sum_from_a_cpp_service_in_another_process() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let name = unique_topic("cpp_add");
+    let mut server = start(&p.cpp, &["serve", &name, "3"], &domain);
+    let mut served = Vec::new();
+    expect_line(&server, "serving", &mut served);
+    let mut client = start(&p.cpp, &["call", &name], &domain);
+    let mut calls = Vec::new();
+    expect_success(&mut client, &mut calls);
+    assert!(
+        calls.contains(&"sum 123456789012 + 987654321098 = 1111111110110 (request 3)".to_string()),
+        "{calls:#?}"
+    );
+    expect_line(&server, "answered 3", &mut served);
+    expect_success(&mut server, &mut served);
+}
+
+#[test]
+fn the_cpp_layer_passes_its_selftest_in_one_process() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let mut selftest = start(&p.cpp, &["selftest"], &domain);
+    let mut seen = Vec::new();
+    expect_line(&selftest, "selftest ok", &mut seen);
+    expect_success(&mut selftest, &mut seen);
+}
