@@ -2,9 +2,11 @@
 # The whole test suite: what CI runs (.ci/run). Installs what it needs first.
 #   fmt, clippy -D warnings, cargo tests (unit, integration, doc), the loom
 #   model of the shared-memory rings and miri over their pure-Rust parts, the rosbags
-#   byte-for-byte cross-check of every bundled type in both distros, the interop
+#   byte-for-byte cross-check of every bundled type in both distros (Rust) and in Jazzy
+#   (the generated C++ types, tests/crosscheck_cpp), the interop
 #   tests against real rclpy (Jazzy and Kilted, installed by scripts/ros2-peer.sh), the Python
-#   package (scripts/python.sh), and a short run of every fuzz target.
+#   package (scripts/python.sh), the C/C++ package with its examples and ctest tests
+#   (scripts/cpp.sh test), and a short run of every fuzz target.
 # Environment: FUZZ_SECONDS (default 20 per target), FUZZ_PROFILE (default dev:
 #   unoptimized; release for an optimized build), CROSSCHECK_SAMPLES (default 3).
 set -euo pipefail
@@ -100,8 +102,13 @@ echo "miri: pass, $(grep -Eo '[0-9]+ passed' target/miri.log | tail -1) in $((SE
 step "rosbags cross-check (pytest)"
 # A debug build: most of it is built above, and the 5,000 round trips take
 # seconds either way (a release build of the message types takes minutes).
-cargo build -p hibari-crosscheck
+# The C++ side (tests/crosscheck_cpp/build.py, run by the test) generates the
+# Jazzy headers with hibari-cpp-gen and compiles them with g++ (about 25 s on
+# 2 cores, and as long again for each header compiled alone; cached under
+# target/crosscheck_cpp until a header or source changes).
+cargo build -p hibari-crosscheck -p hibari-codegen
 HIBARI_CROSSCHECK_BIN="$ROOT/target/debug/hibari-crosscheck" \
+HIBARI_CPP_GEN="$ROOT/target/debug/hibari-cpp-gen" \
   "$ROOT/.venv/bin/python" -m pytest -q tests/python 2>&1 | tee target/pytest.log
 [ "${PIPESTATUS[0]}" -eq 0 ]
 
@@ -111,6 +118,12 @@ step "Python package (dev build, stubtest, mypy, pytest)"
 # extension and the Rust peer are built unoptimized: they reuse most of what
 # `cargo test` built (an optimized build was ~4 of the step's ~5 minutes).
 HIBARI_PY_PROFILE=dev HIBARI_CLI="$ROOT/target/debug/hibari" scripts/python.sh
+
+step "C and C++ (scripts/cpp.sh test: the CMake package, the examples plain and sanitized, ctest)"
+# libhibari and hibari-cpp-gen unoptimized, as `cargo test` built them; the
+# examples' cross-language tests use the `hibari` binary and the Python
+# package built above, and rclpy from the Jazzy venv.
+HIBARI_CARGO_PROFILE=dev scripts/cpp.sh test
 
 step "fuzz targets (${FUZZ_SECONDS:-20}s each, ${FUZZ_PROFILE:-dev} build)"
 # Unoptimized (FUZZ_PROFILE=dev): a regression run over the seeds and the
@@ -126,7 +139,8 @@ du -sh target fuzz/target 2>/dev/null || true
 # One closing line for the whole suite: cargo's and pytest's counts added up.
 rust=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/cargo-test.log | awk '{s+=$4} END {print s+0}')
 py=$(grep -Eho '^[0-9]+ passed' target/pytest.log target/pytest-python.log | awk '{s+=$1} END {print s+0}')
+cpp=$(grep -Eho 'tests passed, 0 tests failed out of [0-9]+' target/cpp/ctest-*.log | awk '{s+=$NF} END {print s+0}')
 printf '\nwall time by step:\n'
 printf '  %s\n' "${timings[@]}"
 printf '  %5d s  in all\n' "$SECONDS"
-printf '\nsummary: %d passed, 0 failed\n' "$((rust + py))"
+printf '\nsummary: %d passed, 0 failed\n' "$((rust + py + cpp))"
