@@ -7,6 +7,8 @@
         --expect 'NAME|REGEX' NAME's output (stdout and stderr) must match
         --until 'NAME|REGEX'  the run succeeds once NAME's output matches,
                               without waiting for the --fg programs
+        --clean-exit NAME     NAME (a --bg program) must end with status 0
+                              on the SIGINT that stops it
 
 Programs start in the order given. `{domain}` and `{topic}` in commands are
 replaced by a domain id held for this run alone (the abstract socket
@@ -72,15 +74,22 @@ class Program:
         with self.changed:
             return "\n".join(self.lines)
 
-    def stop(self) -> None:
+    def stop(self) -> str | None:
+        """Stops it if it runs: SIGINT, then SIGKILL after 5 s. Returns
+        how a SIGINT'd program failed to end cleanly, if it did."""
+        failure = None
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGINT)
             try:
-                self.proc.wait(5)
+                code = self.proc.wait(5)
+                if code != 0:
+                    failure = f"{self.name} ended with status {code} on SIGINT"
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+                failure = f"{self.name} did not end within 5 s of SIGINT"
         self.reader.join(5)
+        return failure
 
 
 def split(spec: str, what: str) -> tuple[str, str]:
@@ -98,6 +107,7 @@ def main() -> int:
     parser.add_argument("--bg", action="append", default=[], dest="programs", type=lambda s: ("bg", s))
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--until", default=None)
+    parser.add_argument("--clean-exit", action="append", default=[])
     args = parser.parse_args()
 
     domain, claim = reserve_domain()
@@ -143,8 +153,13 @@ def main() -> int:
                     failures.append(msg)
     finally:
         for _, p in reversed(programs):
-            p.stop()
+            unclean = p.stop()
+            if unclean and p.name in args.clean_exit:
+                failures.append(unclean)
         claim.close()
+    for name in args.clean_exit:
+        if name not in {p.name for _, p in programs}:
+            failures.append(f"--clean-exit names no program: {name}")
     for spec in args.expect:
         name, pattern = split(spec, "--expect")
         if name not in {p.name for _, p in programs}:

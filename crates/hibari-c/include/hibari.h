@@ -550,6 +550,17 @@ enum hibari_ret_t hibari_context_shutdown(struct hibari_context_t ctx);
 enum hibari_ret_t hibari_context_destroy(struct hibari_context_t ctx);
 
 /**
+ * Installs hibari's handler of SIGINT, SIGTERM and SIGHUP (once per
+ * process; later calls return what the first did): the first signal shuts
+ * every context down, a second exits the process with status 130. The C++
+ * layer's `hibari::init` calls it unless its options say not to. Fails
+ * (`HIBARI_ERROR`) if the program already installed a handler of its own
+ * through the same mechanism; the signals then keep whatever the program
+ * set.
+ */
+enum hibari_ret_t hibari_install_signal_handlers(void);
+
+/**
  * Creates a node named `name` in `namespace_` (NULL or "": `/`; a relative
  * one is made absolute) of `ctx`. The context's `--ros-args` remap its
  * name and namespace and give its parameters' overrides. Destroy it with

@@ -199,6 +199,16 @@ pub(crate) fn all<T: Any + Send + Sync>(kind: Kind) -> Vec<Arc<T>> {
         .collect()
 }
 
+/// The ids of every live entry of `kind`.
+pub(crate) fn ids(kind: Kind) -> Vec<u64> {
+    let registry = REGISTRY.read().unwrap_or_else(PoisonError::into_inner);
+    registry
+        .iter()
+        .filter(|(_, e)| e.kind == kind)
+        .map(|(id, _)| *id)
+        .collect()
+}
+
 /// Destroys the `kind` entry `id` and, first, its descendants: each is
 /// closed, then dropped, outside the registry's lock. Its object is
 /// returned (the last reference, unless a call in flight holds one).

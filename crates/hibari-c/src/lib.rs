@@ -42,6 +42,8 @@ mod error;
 mod handles;
 // Contexts.
 mod context;
+// Ctrl-C and SIGTERM: shutting every context down.
+mod signals;
 // Nodes.
 mod node;
 // QoS profiles.

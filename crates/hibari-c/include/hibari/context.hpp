@@ -3,6 +3,7 @@
 
 #include <hibari.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +20,10 @@ struct InitOptions {
   int64_t domain_id = -1;
   /// A domain no other context reaches (in-process only): for tests.
   bool isolated = false;
+  /// Install hibari's SIGINT/SIGTERM/SIGHUP handler, as rclcpp::init does:
+  /// the first signal shuts every context down (spin returns, ok() is
+  /// false), a second exits at once (status 130).
+  bool install_signal_handlers = true;
 };
 
 namespace detail {
@@ -101,6 +106,9 @@ inline void init(int argc, const char *const *argv, const InitOptions &options =
     }
   }
   d.context = detail::make_context(argc, argv, options);
+  if (options.install_signal_handlers && hibari_install_signal_handlers() != HIBARI_OK) {
+    std::fprintf(stderr, "hibari::init: Ctrl-C will not shut down cleanly: %s\n", hibari_last_error());
+  }
 }
 
 /// Shuts the default context down: spins return, ok() is false. Returns
