@@ -9,6 +9,9 @@
                               without waiting for the --fg programs
         --clean-exit NAME     NAME (a --bg program) must end with status 0
                               on the SIGINT that stops it
+        --stdin 'NAME|LINE'   writes LINE to NAME's standard input when it
+                              starts; that input stays open until the end
+                              (it is closed before the SIGINT)
 
 Programs start in the order given. `{domain}` and `{topic}` in commands are
 replaced by a domain id held for this run alone (the abstract socket
@@ -50,14 +53,18 @@ def reserve_domain() -> tuple[int, socket.socket]:
 
 
 class Program:
-    def __init__(self, name: str, command: list[str], env: dict[str, str]) -> None:
+    def __init__(self, name: str, command: list[str], env: dict[str, str],
+                 stdin: list[str]) -> None:
         self.name = name
         self.lines: list[str] = []
         self.changed = threading.Condition()
         self.proc = subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, start_new_session=True,
         )
+        if self.proc.stdin is not None:
+            self.proc.stdin.write("".join(line + "\n" for line in stdin).encode())
+            self.proc.stdin.flush()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -78,6 +85,12 @@ class Program:
         """Stops it if it runs: SIGINT, then SIGKILL after 5 s. Returns
         how a SIGINT'd program failed to end cleanly, if it did."""
         failure = None
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(0.5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGINT)
             try:
@@ -108,6 +121,7 @@ def main() -> int:
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--until", default=None)
     parser.add_argument("--clean-exit", action="append", default=[])
+    parser.add_argument("--stdin", action="append", default=[])
     args = parser.parse_args()
 
     domain, claim = reserve_domain()
@@ -121,10 +135,14 @@ def main() -> int:
     programs: list[tuple[str, Program]] = []
     failures: list[str] = []
     try:
+        stdin: dict[str, list[str]] = {}
+        for spec in args.stdin:
+            name, line = split(spec, "--stdin")
+            stdin.setdefault(name, []).append(line)
         for kind, spec in args.programs:
             name, command = split(spec, f"--{kind}")
             command = command.replace("{domain}", str(domain)).replace("{topic}", topic)
-            programs.append((kind, Program(name, shlex.split(command), env)))
+            programs.append((kind, Program(name, shlex.split(command), env, stdin.get(name, []))))
         by_name = {p.name: p for _, p in programs}
         deadline = time.monotonic() + args.timeout
         until = split(args.until, "--until") if args.until else None
