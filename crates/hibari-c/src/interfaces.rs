@@ -8,7 +8,7 @@ use std::ffi::c_char;
 use std::path::Path;
 use std::sync::{OnceLock, PoisonError, RwLock};
 
-use hibari_rs::interfaces::{Distro, InterfaceKind, Registry, TypeName};
+use hibari_rs::interfaces::{InterfaceKind, Registry, TypeName};
 
 use crate::args::{put, str_arg};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
@@ -17,17 +17,9 @@ static REGISTRY: OnceLock<std::result::Result<RwLock<Registry>, String>> = OnceL
 
 fn registry() -> Result<&'static RwLock<Registry>> {
     let loaded = REGISTRY.get_or_init(|| {
-        let distro = match std::env::var("HIBARI_DISTRO") {
-            Ok(name) if !name.trim().is_empty() => Distro::parse(name.trim()).ok_or_else(|| {
-                format!("HIBARI_DISTRO=`{name}` is not a known distribution: use jazzy or humble")
-            })?,
-            _ => Distro::Jazzy,
-        };
-        let mut registry = Registry::bundled(distro);
-        registry
-            .add_from_env()
-            .map_err(|e| format!("HIBARI_INTERFACE_PATH: {e}"))?;
-        Ok(RwLock::new(registry))
+        Registry::from_env()
+            .map(RwLock::new)
+            .map_err(|e| e.to_string())
     });
     loaded.as_ref().map_err(Error::other)
 }

@@ -49,4 +49,6 @@ pub use model::{
     Primitive, ServiceDef, TypeName,
 };
 pub use parse::{parse_action, parse_msg, parse_srv, IdlParseError};
-pub use registry::{Distro, DistroParseError, IdlLoadError, IdlResolveError, Registry};
+pub use registry::{
+    Distro, DistroParseError, IdlLoadError, IdlResolveError, Registry, RegistryFromEnvError,
+};

@@ -103,9 +103,27 @@ fn a_path_list_and_the_environment_variable_add_roots_in_order() {
     assert_eq!(registry.add_path_list(&list).unwrap(), 2);
     assert_eq!(registry.message_str("p/T").unwrap().fields.len(), 2);
 
+    // The one test of this binary that sets these variables.
     std::env::set_var("HIBARI_INTERFACE_PATH", &list);
     let mut from_env = Registry::empty();
     assert_eq!(from_env.add_from_env().unwrap(), 2);
+    // Registry::from_env: the bundled distro of HIBARI_DISTRO, then the path.
+    let jazzy = Registry::from_env().unwrap();
+    assert_eq!(jazzy.message_str("p/T").unwrap().fields.len(), 2);
+    assert!(jazzy.message_str("service_msgs/ServiceEventInfo").is_some());
+    std::env::set_var("HIBARI_DISTRO", "humble");
+    let humble = Registry::from_env().unwrap();
+    assert!(humble
+        .message_str("service_msgs/ServiceEventInfo")
+        .is_none());
+    assert!(humble.message_str("p/T").is_some());
+    std::env::set_var("HIBARI_DISTRO", "rolling-ish");
+    let err = Registry::from_env().unwrap_err();
+    assert!(
+        matches!(&err, hibari_idl::RegistryFromEnvError::UnknownDistro(d) if d == "rolling-ish"),
+        "{err}"
+    );
+    std::env::remove_var("HIBARI_DISTRO");
     std::env::remove_var("HIBARI_INTERFACE_PATH");
     assert_eq!(from_env, registry);
     assert_eq!(Registry::empty().add_from_env().unwrap(), 0);

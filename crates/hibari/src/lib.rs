@@ -197,7 +197,8 @@ pub mod interfaces {
     pub use hibari_idl::{
         model, parse_action, parse_msg, parse_srv, ActionDef, ArrayKind, BaseType, Constant,
         Distro, DistroParseError, Field, FieldType, IdlLoadError, IdlParseError, IdlResolveError,
-        InterfaceKind, Literal, MessageDef, Primitive, Registry, ServiceDef, TypeName,
+        InterfaceKind, Literal, MessageDef, Primitive, Registry, RegistryFromEnvError, ServiceDef,
+        TypeName,
     };
 }
 

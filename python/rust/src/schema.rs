@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use hibari::interfaces::{
-    ArrayKind, BaseType, Distro, InterfaceKind, Literal, MessageDef, Primitive, Registry, TypeName,
+    ArrayKind, BaseType, InterfaceKind, Literal, MessageDef, Primitive, Registry, TypeName,
 };
 use pyo3::exceptions::{PyLookupError, PyRuntimeError};
 use pyo3::prelude::*;
@@ -73,17 +73,9 @@ static SCHEMAS: Mutex<Option<HashMap<String, Arc<Schema>>>> = Mutex::new(None);
 /// The registry, loaded on first use.
 pub(crate) fn registry() -> PyResult<&'static RwLock<Registry>> {
     let loaded = REGISTRY.get_or_init(|| {
-        let distro = match std::env::var("HIBARI_DISTRO") {
-            Ok(name) if !name.trim().is_empty() => Distro::parse(name.trim()).ok_or_else(|| {
-                format!("HIBARI_DISTRO=`{name}` is not a known distribution: use jazzy or humble")
-            })?,
-            _ => Distro::Jazzy,
-        };
-        let mut registry = Registry::bundled(distro);
-        registry
-            .add_from_env()
-            .map_err(|e| format!("HIBARI_INTERFACE_PATH: {e}"))?;
-        Ok(RwLock::new(registry))
+        Registry::from_env()
+            .map(RwLock::new)
+            .map_err(|e| e.to_string())
     });
     loaded
         .as_ref()

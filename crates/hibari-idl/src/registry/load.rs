@@ -9,13 +9,29 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::Registry;
+use super::{Distro, Registry};
 use crate::model::{InterfaceKind, TypeName};
 use crate::parse::{is_valid_package_name, IdlParseError};
 
 /// The environment variable [`Registry::add_from_env`] reads: search roots
 /// separated by `:` (`;` on Windows).
 pub const INTERFACE_PATH_VAR: &str = "HIBARI_INTERFACE_PATH";
+
+/// The environment variable [`Registry::from_env`] reads: the bundled
+/// distribution (`jazzy`, the default, or `humble`).
+pub const DISTRO_VAR: &str = "HIBARI_DISTRO";
+
+/// What [`Registry::from_env`] could not load.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryFromEnvError {
+    /// `HIBARI_DISTRO` names no bundled distribution.
+    #[error("HIBARI_DISTRO=`{0}` is not a known distribution: use jazzy or humble")]
+    UnknownDistro(String),
+    /// A package under `HIBARI_INTERFACE_PATH` does not load.
+    #[error("HIBARI_INTERFACE_PATH: {0}")]
+    InterfacePath(#[from] IdlLoadError),
+}
 
 /// How deep [`Registry::add_search_path`] looks for package folders.
 const MAX_SEARCH_DEPTH: usize = 6;
@@ -142,6 +158,20 @@ impl Registry {
             }
         }
         Ok(count)
+    }
+
+    /// The definitions a program knows at run time, as the bindings and the
+    /// tools read them: the bundled packages of `HIBARI_DISTRO` (unset or
+    /// empty: Jazzy) and the packages under `HIBARI_INTERFACE_PATH`.
+    pub fn from_env() -> Result<Registry, RegistryFromEnvError> {
+        let distro = match std::env::var(DISTRO_VAR) {
+            Ok(name) if !name.trim().is_empty() => Distro::parse(name.trim())
+                .ok_or_else(|| RegistryFromEnvError::UnknownDistro(name.clone()))?,
+            _ => Distro::Jazzy,
+        };
+        let mut registry = Registry::bundled(distro);
+        registry.add_from_env()?;
+        Ok(registry)
     }
 
     /// Adds the search roots listed in `HIBARI_INTERFACE_PATH` (see

@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub use distro::{Distro, DistroParseError};
-pub use load::IdlLoadError;
+pub use load::{IdlLoadError, RegistryFromEnvError, DISTRO_VAR};
 pub use validate::IdlResolveError;
 
 use crate::model::{ActionDef, InterfaceKind, MessageDef, ServiceDef, TypeName};
