@@ -619,6 +619,18 @@ enum hibari_ret_t hibari_node_get_fully_qualified_name(struct hibari_node_t node
 enum hibari_ret_t hibari_node_resolve_topic_name(struct hibari_node_t node, const char *topic, char *buf, size_t cap, size_t *len_out);
 
 /**
+ * The node clock's time in ns since the epoch: ROS time, which follows
+ * `/clock` while the node's `use_sim_time` parameter is true (set with
+ * `--ros-args -p use_sim_time:=true` or `hibari_node_set_parameter`), else
+ * the system clock (rclcpp's `Node::now`).
+ *
+ * # Safety
+ *
+ * `ns_out` is writable.
+ */
+enum hibari_ret_t hibari_node_now(struct hibari_node_t node, int64_t *ns_out);
+
+/**
  * ROS 2's default profile: reliable, keep last 10, volatile.
  */
 struct hibari_qos_t hibari_qos_default(void);

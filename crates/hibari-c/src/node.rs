@@ -183,3 +183,20 @@ pub unsafe extern "C" fn hibari_node_resolve_topic_name(
         unsafe { copy_str(&resolved, buf, cap, len_out) }
     })
 }
+
+/// The node clock's time in ns since the epoch: ROS time, which follows
+/// `/clock` while the node's `use_sim_time` parameter is true (set with
+/// `--ros-args -p use_sim_time:=true` or `hibari_node_set_parameter`), else
+/// the system clock (rclcpp's `Node::now`).
+///
+/// # Safety
+///
+/// `ns_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_node_now(node: hibari_node_t, ns_out: *mut i64) -> hibari_ret_t {
+    ffi(|| {
+        let now = self::node(node)?.inner.now().nanoseconds();
+        // SAFETY: the caller's contract.
+        unsafe { put(ns_out, "ns_out", now) }
+    })
+}

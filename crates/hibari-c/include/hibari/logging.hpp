@@ -3,6 +3,7 @@
 //   HIBARI_INFO(node->get_logger(), "sum: %" PRId64, sum);     // printf-style
 //   HIBARI_WARN_STREAM(get_logger(), "pose " << x << ", " << y);
 //   HIBARI_ERROR_ONCE(get_logger(), "shown once");
+//   HIBARI_WARN_THROTTLE(get_logger(), *get_clock(), 1000, "at most once a second");
 //
 // A node's logger writes to the console in ROS 2's format and to /rosout;
 // hibari::get_logger(name) is one of its own, to the console only. The
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -134,6 +136,19 @@ format(const char *fmt, ...) {
     if (!hibari_once_.exchange(true)) HIBARI_DETAIL_LOG(severity, logger, __VA_ARGS__);            \
   } while (0)
 
+// At most once per `duration_ms` of `clock` (a hibari::Clock) per call site.
+#define HIBARI_DETAIL_LOG_THROTTLE(severity, logger, clock, duration_ms, ...)                      \
+  do {                                                                                             \
+    static std::atomic<int64_t> hibari_last_ns_{INT64_MIN};                                        \
+    const int64_t hibari_now_ns_ = (clock).now().nanoseconds();                                    \
+    int64_t hibari_seen_ = hibari_last_ns_.load();                                                 \
+    if ((hibari_seen_ == INT64_MIN ||                                                              \
+         hibari_now_ns_ - hibari_seen_ >= static_cast<int64_t>(duration_ms) * 1000000) &&          \
+        hibari_last_ns_.compare_exchange_strong(hibari_seen_, hibari_now_ns_)) {                   \
+      HIBARI_DETAIL_LOG(severity, logger, __VA_ARGS__);                                            \
+    }                                                                                              \
+  } while (0)
+
 #define HIBARI_DEBUG(logger, ...) HIBARI_DETAIL_LOG(HIBARI_LOG_DEBUG, logger, __VA_ARGS__)
 #define HIBARI_INFO(logger, ...) HIBARI_DETAIL_LOG(HIBARI_LOG_INFO, logger, __VA_ARGS__)
 #define HIBARI_WARN(logger, ...) HIBARI_DETAIL_LOG(HIBARI_LOG_WARN, logger, __VA_ARGS__)
@@ -149,3 +164,13 @@ format(const char *fmt, ...) {
 #define HIBARI_WARN_ONCE(logger, ...) HIBARI_DETAIL_LOG_ONCE(HIBARI_LOG_WARN, logger, __VA_ARGS__)
 #define HIBARI_ERROR_ONCE(logger, ...) HIBARI_DETAIL_LOG_ONCE(HIBARI_LOG_ERROR, logger, __VA_ARGS__)
 #define HIBARI_FATAL_ONCE(logger, ...) HIBARI_DETAIL_LOG_ONCE(HIBARI_LOG_FATAL, logger, __VA_ARGS__)
+#define HIBARI_DEBUG_THROTTLE(logger, clock, ms, ...) \
+  HIBARI_DETAIL_LOG_THROTTLE(HIBARI_LOG_DEBUG, logger, clock, ms, __VA_ARGS__)
+#define HIBARI_INFO_THROTTLE(logger, clock, ms, ...) \
+  HIBARI_DETAIL_LOG_THROTTLE(HIBARI_LOG_INFO, logger, clock, ms, __VA_ARGS__)
+#define HIBARI_WARN_THROTTLE(logger, clock, ms, ...) \
+  HIBARI_DETAIL_LOG_THROTTLE(HIBARI_LOG_WARN, logger, clock, ms, __VA_ARGS__)
+#define HIBARI_ERROR_THROTTLE(logger, clock, ms, ...) \
+  HIBARI_DETAIL_LOG_THROTTLE(HIBARI_LOG_ERROR, logger, clock, ms, __VA_ARGS__)
+#define HIBARI_FATAL_THROTTLE(logger, clock, ms, ...) \
+  HIBARI_DETAIL_LOG_THROTTLE(HIBARI_LOG_FATAL, logger, clock, ms, __VA_ARGS__)

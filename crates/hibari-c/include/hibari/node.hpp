@@ -64,7 +64,13 @@ public:
   /// The node's logger (console and /rosout), named `namespace.name`.
   Logger get_logger() const { return Logger(c(), logger_name_, handle_); }
 
-  Time now() const { return clock_->now(); }
+  /// The node clock's time: ROS time, simulated while the node's
+  /// use_sim_time parameter is true (then it follows /clock), else system time.
+  Time now() const {
+    int64_t ns = 0;
+    detail::check(hibari_node_now(handle_->handle, &ns), "Node::now");
+    return Time(ns);
+  }
   Clock::SharedPtr get_clock() const { return clock_; }
 
   // Topics.

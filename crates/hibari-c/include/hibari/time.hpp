@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <thread>
 
 namespace hibari {
 
@@ -44,7 +45,8 @@ private:
   int64_t ns_;
 };
 
-/// The system clock (simulated time is not offered in C++ yet).
+/// The system clock. Node::now() reads the node's ROS clock instead, which
+/// follows /clock while use_sim_time is true.
 class Clock {
 public:
   using SharedPtr = std::shared_ptr<Clock>;
@@ -53,5 +55,42 @@ public:
     return Time(std::chrono::duration_cast<std::chrono::nanoseconds>(since).count());
   }
 };
+
+/// Paces a loop on the steady clock (rclcpp::WallRate): sleep() waits until
+/// one period after the previous wake-up, so the loop's own work does not
+/// stretch the period. After an overrun it starts over from now and returns
+/// false (rclcpp does the same), instead of rushing to catch up.
+class WallRate {
+public:
+  explicit WallRate(double hz)
+      : period_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(1.0 / hz))),
+        next_(std::chrono::steady_clock::now() + period_) {}
+  template <class Rep, class Period>
+  explicit WallRate(std::chrono::duration<Rep, Period> period)
+      : period_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(period)),
+        next_(std::chrono::steady_clock::now() + period_) {}
+
+  /// Sleeps to the end of the period; false if it had already passed.
+  bool sleep() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_) {
+      next_ = now + period_;
+      return false;
+    }
+    std::this_thread::sleep_until(next_);
+    next_ += period_;
+    return true;
+  }
+  /// Starts the period over from now.
+  void reset() { next_ = std::chrono::steady_clock::now() + period_; }
+  std::chrono::nanoseconds period() const { return period_; }
+
+private:
+  std::chrono::steady_clock::duration period_;
+  std::chrono::steady_clock::time_point next_;
+};
+/// rclcpp::Rate: here the same as WallRate (steady, not simulated, time).
+using Rate = WallRate;
 
 }  // namespace hibari
