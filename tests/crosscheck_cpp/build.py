@@ -44,6 +44,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 RUNTIME_INCLUDE = REPO / 'crates' / 'hibari-c' / 'include'
 SOURCES = ('main.cpp', 'json.hpp', 'roundtrip.hpp')
+# The runtime headers generated headers include.
+RUNTIME_HEADERS = ('cdr.hpp', 'span.hpp', 'view.hpp')
 WARNINGS = ['-Wall', '-Wextra', '-Werror']
 
 
@@ -155,7 +157,8 @@ def inputs_key(gen: Generated, extra: list[Path], flags: list[str]) -> str:
     h.update(run([cxx(), '--version']).stdout.encode())
     h.update('\0'.join(flags).encode())
     files = [gen.include / p for p in gen.headers]
-    files += [RUNTIME_INCLUDE / 'hibari' / 'cdr.hpp', *(HERE / s for s in SOURCES), *extra]
+    files += [RUNTIME_INCLUDE / 'hibari' / h for h in RUNTIME_HEADERS]
+    files += [*(HERE / s for s in SOURCES), *extra]
     for f in files:
         h.update(str(f).encode() + b'\0' + f.read_bytes() + b'\0')
     return h.hexdigest()[:16]

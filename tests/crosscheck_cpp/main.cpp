@@ -5,8 +5,11 @@
 // One JSON object per line on stdin, one reply per line on stdout, as the
 // Rust tests/crosscheck does:
 //   {"op":"types"}                          -> {"types":[...]}, every generated message type
-//   {"op":"roundtrip","type":T,"hex":H}     -> {"typed":hex}: from_cdr as the generated T,
-//                                              then to_cdr (roundtrip.hpp adds its checks)
+//   {"op":"roundtrip","type":T,"hex":H}     -> {"typed":hex,"view":hex}: from_cdr as the
+//                                              generated T, then to_cdr; T::View::parse, then
+//                                              to_message and to_cdr (roundtrip.hpp adds its
+//                                              checks; input either refuses, both must refuse
+//                                              alike, and the reply is that decode error)
 //   {"op":"batch","requests":[...]}         -> {"replies":[...]}
 // A "distro" member, if present, must name the distro it was built for.
 // Any failure is the reply {"error":"..."}; the process keeps serving.
@@ -99,7 +102,8 @@ std::string dispatch(const Value &req) {
       throw std::runtime_error("no generated type " + type);
     }
     const std::vector<uint8_t> bytes = from_hex(req.str("hex"));
-    return "{\"typed\":\"" + to_hex(found->second(bytes)) + "\"}";
+    const crosscheck::Reencoded out = found->second(bytes);
+    return "{\"typed\":\"" + to_hex(out.typed) + "\",\"view\":\"" + to_hex(out.view) + "\"}";
   }
   throw std::runtime_error("unknown op " + quote(op));
 }

@@ -27,12 +27,14 @@ The C++ side (Jazzy only): the headers `hibari-cpp-gen --bundled` writes for
 every bundled type, compiled into `hibari-crosscheck-cpp` (tests/crosscheck_cpp,
 built and cached by its build.py; `HIBARI_CROSSCHECK_CPP_BIN` overrides). For
 every type it decodes rosbags' little- and big-endian bytes of the same samples
-with the generated C++ type and must re-encode exactly rosbags' little-endian
-bytes; this includes the `<Service>_Event` messages rosidl generates on Jazzy
+with the generated C++ type, and parses them as its zero-copy view
+(`T::View::parse`, then `to_message()`), and both must re-encode exactly
+rosbags' little-endian bytes; this includes the `<Service>_Event` messages rosidl generates on Jazzy
 (registered into rosbags' store here, as the parts are). Malformed input
 (truncated, hostile counts, missing NUL, bound overflow, bad bool or header,
 trailing bytes) must be a decode error, never a crash nor an allocation (the
-process runs under a 1 GiB address-space limit). wstring, which rosbags lacks,
+process runs under a 1 GiB address-space limit), with the same message from
+the typed decode and the view (the C++ side checks they agree). wstring, which rosbags lacks,
 is checked against real rclpy when scripts/ros2-peer.sh has installed it.
 
 The Rust side is one long-lived `hibari-crosscheck` process speaking one JSON
@@ -676,6 +678,8 @@ def test_rosbags_to_cpp(cpp_samples: CppSamples, typ: str, sample: int) -> None:
         assert 'error' not in reply, f'C++ failed on seed {s.seed} {what} bytes {s.le.hex()}: {reply["error"]}'
         got = bytes.fromhex(reply['typed'])
         assert got == s.le, f'C++ re-encode of seed {s.seed} {what} bytes differs from rosbags: {hexdiff(s.le, got)}'
+        view = bytes.fromhex(reply['view'])
+        assert view == s.le, f'C++ view of seed {s.seed} {what} bytes copies differently: {hexdiff(s.le, view)}'
 
 
 def cpp_errors(cpp: Crosscheck, cases: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
@@ -713,6 +717,7 @@ def test_cpp_survives_every_word_set_to_a_huge_count(cpp: Crosscheck) -> None:
             refused += 1
         else:
             assert bytes.fromhex(reply['typed']), f'{typ} {data.hex()}: {reply}'
+            assert reply['view'] == reply['typed'], f'{typ} {data.hex()}: the view copies differently: {reply}'
     print(f'\n{len(cases)} payloads with a forged word: {refused} refused, {len(cases) - refused} decoded')
 
 
@@ -754,6 +759,7 @@ def test_cpp_refuses_malformed_values_with_a_clear_message(cpp: Crosscheck) -> N
     ]
     for (typ, data, same), reply in zip(ok, cpp_errors(cpp, [(t, b) for t, b, _ in ok]), strict=True):
         assert reply.get('typed') == same.hex(), f'{typ} {data.hex()}: {reply}'
+        assert reply.get('view') == same.hex(), f'{typ} {data.hex()}: {reply}'
 
 
 # wstring: rosbags has none, so the oracle is real ROS 2 (rclpy over
@@ -831,3 +837,4 @@ def test_cpp_wstring_matches_rclpy(cpp: Crosscheck) -> None:
         assert rclpy_bytes[: len(mine)] == mine, f'{sample}: {hexdiff(rclpy_bytes[: len(mine)], mine)}'
         assert got['decoded'] == sample, f'rclpy decodes our bytes as {got["decoded"]}, not {sample}'
         assert reply.get('typed') == mine.hex(), f'C++ re-encode of {sample}: {reply}'
+        assert reply.get('view') == mine.hex(), f'C++ view of {sample}: {reply}'

@@ -16,8 +16,9 @@
 //!
 //! [`generate_cpp`] emits the same types as C++17 headers, one per interface
 //! as rosidl names them (`<sensor_msgs/msg/point_cloud2.hpp>`), whose CDR
-//! code runs on the header-only `hibari/cdr.hpp`; the `hibari-cpp-gen`
-//! binary writes them.
+//! code runs on the header-only `hibari/cdr.hpp`, each with its zero-copy
+//! view `NameView` (over `hibari/view.hpp`); the `hibari-cpp-gen` binary
+//! writes them.
 
 #![forbid(unsafe_code)]
 mod emit_cpp;

@@ -11,6 +11,7 @@ use hibari_idl::Registry;
 use super::names::{header_path, include_guard, namespace, qualified};
 use super::serde::emit_cdr_functions;
 use super::structs::emit_struct;
+use super::views::emit_view;
 use super::CppHeader;
 
 /// The standard headers every generated header includes, whether or not it
@@ -184,7 +185,10 @@ impl<'r> InterfaceFile<'r> {
         for h in STD_INCLUDES {
             let _ = writeln!(out, "#include <{h}>");
         }
-        let _ = writeln!(out, "\n#include <hibari/cdr.hpp>");
+        let _ = writeln!(
+            out,
+            "\n#include <hibari/cdr.hpp>\n#include <hibari/view.hpp>"
+        );
         let includes = self.includes(owners);
         if !includes.is_empty() {
             let _ = writeln!(out);
@@ -197,6 +201,7 @@ impl<'r> InterfaceFile<'r> {
         for m in &self.messages {
             emit_struct(&mut out, m, registry);
             emit_cdr_functions(&mut out, m, registry);
+            emit_view(&mut out, m, registry);
         }
         for w in &self.wrappers {
             out.push_str(w);

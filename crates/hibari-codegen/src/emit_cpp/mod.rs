@@ -8,13 +8,17 @@
 //! feedback, the `A_SendGoal` and `A_GetResult` services and
 //! `A_FeedbackMessage`, and `struct A`. Every message struct comes with
 //! `cdr_serialize`/`cdr_deserialize`, so `hibari::cdr::to_cdr` and
-//! `from_cdr` (crates/hibari-c/include/hibari/cdr.hpp) work on it.
+//! `from_cdr` (crates/hibari-c/include/hibari/cdr.hpp) work on it, and with
+//! `struct <Name>View` (`<Name>::View`), its zero-copy view
+//! (crates/hibari-c/include/hibari/view.hpp): `parse` reads arrays and
+//! strings in place, `to_message` copies.
 
 mod files;
 mod literals;
 mod names;
 mod serde;
 mod structs;
+mod views;
 mod write;
 
 use std::collections::BTreeMap;

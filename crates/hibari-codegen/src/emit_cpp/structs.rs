@@ -1,5 +1,6 @@
 //! Emits one message as a C++ struct: fields with their default values,
-//! constants, pointer aliases, `TYPE_NAME`/`TYPE_HASH` and `operator==`.
+//! constants, pointer aliases, `TYPE_NAME`/`TYPE_HASH`, `View` (the
+//! view type emitted after it, declared before) and `operator==`.
 
 use std::fmt::Write;
 
@@ -29,6 +30,7 @@ pub fn comment(out: &mut String, indent: &str, prefix: &str, text: &str) {
 /// Emits `struct <Name> { … };` for `def`.
 pub fn emit_struct(out: &mut String, def: &MessageDef, registry: &Registry) {
     let name = &def.name.name;
+    let _ = writeln!(out, "struct {name}View;\n");
     let _ = writeln!(out, "/// `{}`", def.name);
     if !def.source.trim().is_empty() {
         let _ = writeln!(out, "///");
@@ -43,7 +45,11 @@ pub fn emit_struct(out: &mut String, def: &MessageDef, registry: &Registry) {
     let _ = writeln!(out, "  using UniquePtr = ::std::unique_ptr<{name}>;");
     let _ = writeln!(
         out,
-        "  using ConstUniquePtr = ::std::unique_ptr<const {name}>;\n"
+        "  using ConstUniquePtr = ::std::unique_ptr<const {name}>;"
+    );
+    let _ = writeln!(
+        out,
+        "  /// Its zero-copy view (hibari/view.hpp), defined after it.\n  using View = {name}View;\n"
     );
     let _ = writeln!(
         out,
@@ -177,6 +183,7 @@ mod tests {
             "  ::std::array<::geometry_msgs::msg::Point, 2> points{};",
             "  static constexpr const char *TYPE_NAME = \"demo_msgs/msg/Demo\";",
             "  using ConstSharedPtr = ::std::shared_ptr<const Demo>;",
+            "  using View = DemoView;",
             "  /// At most 4 elements",
         ] {
             assert!(out.contains(want), "missing {want:?} in\n{out}");
