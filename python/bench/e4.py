@@ -7,6 +7,7 @@ one process and between two, reliable and best effort; and rospy's, with
     python bench/e4.py --sizes 1024,6220800 --setups shm --qos reliable
     python bench/e4.py --records                        # + one RECORD {json} line per series
     python bench/e4.py --rust /path/to/e4_rust          # default: $CARGO_TARGET_DIR/release/examples/e4_rust
+    python bench/e4.py --cpp /path/to/e4_cpp            # default: target/cpp/bench/e4_cpp (cpp/bench/build.sh)
     python bench/e4.py --no-rospy
     python bench/e4.py --placement cross           # publisher on CPU 0, subscriber on CPU 1 (default: both on 0)
     python bench/e4.py --no-allocs                      # without the allocation pass
@@ -30,6 +31,15 @@ frame once (into shared memory when another process listens), Rust's
 ``publish(image)`` after ``clone()`` copies twice between processes. The
 table compares each Python series with the Rust series of the same
 transport, set-up and size. Times in µs.
+
+The C++ twin, cpp/bench/e4_cpp.cpp (built by cpp/bench/build.sh against
+the hibari scripts/cpp.sh installs), speaks e4_rust's protocol and times the
+same things: a new ``Image`` whose ``data`` is a copy of the pixels, then
+``publish(const Image &)``; ``loan_with_array`` + a copy of the pixels into
+the hole; in one process a typed subscription (``const Image &``, decoded
+from the bytes the C ABI carries), between two a serialized subscription
+that parses the frame in place. Its records are language ``cpp``; the
+"C++ / Rust" report compares them with Rust's, series by series.
 
 Allocations (``allocs.py``): before the timed runs, the Python series run
 again, fewer messages, in a process of their own that counts every heap
@@ -55,7 +65,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from allocs import Allocs, Counts, Delivery, count_pass, mean
-from e4_report import record, summary, table
+from e4_report import cpp_vs_rust, record, summary, table
 from placement import PLACEMENTS, pin
 
 SIZES = [1024, 65536, 1048576, 4194304, 6220800]
@@ -262,13 +272,21 @@ def _ack(fd: int, timeout_s: float = 10.0) -> bytes:
     return os.read(fd, 1)
 
 
-def run_rust(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,
+def run_twin(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,
              n: Optional[int], variant: str) -> List[Dict[str, Any]]:
+    """The series of a compiled twin (e4_rust, e4_cpp): one JSON line each."""
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain))
     cmd = [str(binary), "--sizes", ",".join(map(str, sizes)), "--mode", mode, "--qos", qos, "--variant", variant]
     cmd += ["--iterations", str(n)] if n else []
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=True, env=env)
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+run_rust = run_twin
+
+# The compiled twins: language, the subscription of the two-process set-up.
+TWINS = {"rust": "view subscription (reads the frame in place)",
+         "cpp": "serialized subscription (reads the frame in place)"}
 
 
 def rospy_records(sizes: List[int], args: argparse.Namespace) -> List[Dict[str, Any]]:
@@ -295,6 +313,8 @@ def main() -> None:
     ap.add_argument("--qos", default="reliable,best_effort")
     ap.add_argument("--iterations", type=int, default=None)
     ap.add_argument("--rust", type=Path, default=None)
+    ap.add_argument("--cpp", type=Path, default=None,
+                    help="E4's C++ twin (default: target/cpp/bench/e4_cpp, built by cpp/bench/build.sh)")
     ap.add_argument("--no-rospy", action="store_true")
     ap.add_argument("--rospy-python", default="/usr/bin/python3")
     ap.add_argument("--records", action="store_true", help="print one RECORD {json} line per series")
@@ -317,6 +337,8 @@ def main() -> None:
     qoses = args.qos.split(",")
     rust = args.rust or Path(os.environ.get("CARGO_TARGET_DIR", HERE.parents[1] / "target")) \
         / "release" / "examples" / "e4_rust"
+    cpp = args.cpp or HERE.parents[1] / "target" / "cpp" / "bench" / "e4_cpp"
+    twins = {"rust": rust, "cpp": cpp}
     domain = args.domain if args.domain is not None else \
         int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(120, 220))
     n_of = (lambda s: args.iterations) if args.iterations else iterations
@@ -361,17 +383,22 @@ def main() -> None:
                         kw["transport"] += " loan"
                     add(s, language="python", size=size, qos=qos, allocs=counts.get((setup, qos, size, variant)),
                         **kw)  # type: ignore[arg-type]
-            if rust.exists():
+            for language, binary in twins.items():
+                if not binary.exists():
+                    continue
                 mode = "thread" if setup == "inproc" else "procs"
                 for variant in ("publish", "loan"):
-                    for s in run_rust(rust, sizes, mode, qos, domain, args.iterations, variant):
+                    for s in run_twin(binary, sizes, mode, qos, domain, args.iterations, variant):
                         base = "inproc" if setup == "inproc" else "shm"
-                        add(s, language="rust", size=s["size"], qos=qos,
+                        add(s, language=language, size=s["size"], qos=qos,
                             transport=base + (" loan" if variant == "loan" else ""),
                             setup="one process" if setup == "inproc" else "two processes",
-                            note="" if setup == "inproc" else "view subscription (reads the frame in place)")
-            else:
-                print(f"(no Rust run: {rust} not built; scripts/python.sh builds it)", file=sys.stderr)
+                            note="" if setup == "inproc" else TWINS[language])
+    if not rust.exists():
+        print(f"(no Rust run: {rust} not built; scripts/python.sh builds it)", file=sys.stderr)
+    if not cpp.exists():
+        print(f"(no C++ run: {cpp} not built; scripts/cpp.sh install, then cpp/bench/build.sh builds it)",
+              file=sys.stderr)
     if not args.no_rospy:
         for rec in rospy_records(sizes, args):
             records.append(rec)
@@ -379,6 +406,7 @@ def main() -> None:
                 print("RECORD " + json.dumps(rec), flush=True)
     table(records)
     summary(records)
+    cpp_vs_rust(records)
     if args.json:
         machine = {"uname": " ".join(os.uname()), "cpus": os.cpu_count(), "python": sys.version.split()[0]}
         args.json.parent.mkdir(parents=True, exist_ok=True)

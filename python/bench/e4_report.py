@@ -1,6 +1,7 @@
 """E4's records and its terminal report (``e4.py``): one series in
-hibari-bench's record format, the table of each series beside its Rust twin,
-and the end-to-end summary per size."""
+hibari-bench's record format, the table of each series beside its Rust (and
+C++) twin, the end-to-end summary per size, and C++ against Rust series by
+series."""
 
 from __future__ import annotations
 
@@ -52,26 +53,31 @@ def record(series: Dict[str, Any], *, language: str, transport: str, setup: str,
 
 
 def table(records: List[Dict[str, Any]]) -> None:
-    """The terminal table: each series with its Rust twin's figure and the ratio."""
+    """The terminal table: each series with its Rust and C++ twins' figures
+    and the ratio to Rust's."""
     def key(r: Dict[str, Any]) -> Any:
         return (r["transport"], r["setup"], r["size_bytes"])
 
     rust = {key(r): r for r in records if r["language"] == "rust" and r["system"] == "hibari"}
+    cpp = {key(r): r for r in records if r["language"] == "cpp" and r["system"] == "hibari"}
     print(f"| {'system':6} | {'lang':6} | {'transport':11} | {'setup':44} | {'bytes':>8} | {'p50 µs':>9} | "
-          f"{'mean µs':>9} | {'p99 µs':>9} | {'rust mean':>9} | {'x rust':>6} | {'allocs/msg':>10} |")
-    print("|" + "|".join("-" * w for w in (8, 8, 13, 46, 10, 11, 11, 11, 11, 8, 12)) + "|")
+          f"{'mean µs':>9} | {'p99 µs':>9} | {'rust mean':>9} | {'x rust':>6} | {'c++ mean':>9} | {'allocs/msg':>10} |")
+    print("|" + "|".join("-" * w for w in (8, 8, 13, 46, 10, 11, 11, 11, 11, 8, 11, 12)) + "|")
     for r in records:
         twin: Optional[Dict[str, Any]] = rust.get(key(r))
         rm = twin["mean_us"] if twin else float("nan")
         ratio = r["mean_us"] / rm if twin and rm > 0 else float("nan")
+        cpp_twin: Optional[Dict[str, Any]] = cpp.get(key(r))
+        cm = cpp_twin["mean_us"] if cpp_twin else float("nan")
         print(f"| {r['system']:6} | {r['language']:6} | {r['transport']:11} | {r['setup']:44} | {r['size_bytes']:8d} | "
               f"{r['p50_us']:9.1f} | {r['mean_us']:9.1f} | {r['p99_us']:9.1f} | {rm:9.1f} | {ratio:6.2f} | "
-              f"{r.get('allocs_per_msg', '-'):>10} |")
+              f"{cm:9.1f} | {r.get('allocs_per_msg', '-'):>10} |")
 
 
 def summary(records: List[Dict[str, Any]]) -> None:
     """End-to-end p50 per size: Python's best against Rust's best (publish or
-    loan), and rospy against Python, per set-up and QoS."""
+    loan), C++'s best against Rust's, and rospy against Python, per set-up
+    and QoS."""
     def p50(system: str, language: str, transport: str, setup: str, size: int) -> Optional[float]:
         for r in records:
             if (r["system"], r["language"], r["transport"], r["setup"], r["size_bytes"]) == \
@@ -83,16 +89,45 @@ def summary(records: List[Dict[str, Any]]) -> None:
     setups = sorted({r["setup"] for r in records if r["system"] == "hibari" and "publish call" not in r["setup"]})
     for setup in setups:
         base = "shm" if setup.startswith("two") else "inproc"
-        print(f"\nend-to-end p50 µs, {setup}: | bytes | python | python loan | rust | rust loan | rospy | "
-              "python/rust (best of each) | rospy/python |")
+        print(f"\nend-to-end p50 µs, {setup}: | bytes | python | python loan | rust | rust loan | c++ | c++ loan | "
+              "rospy | python/rust (best of each) | c++/rust (best of each) | rospy/python |")
         for size in sizes:
             py = [p50("hibari", "python", t, setup, size) for t in (base, base + " loan")]
             rs = [p50("hibari", "rust", t, setup, size) for t in (base, base + " loan")]
+            cc = [p50("hibari", "cpp", t, setup, size) for t in (base, base + " loan")]
             ros = p50("ros1", "python", "tcpros", setup, size)
             best_py = min((v for v in py if v), default=None)
             best_rs = min((v for v in rs if v), default=None)
+            best_cc = min((v for v in cc if v), default=None)
             cell = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
             ratio = f"{best_py / best_rs:.2f}" if best_py and best_rs else "-"
+            cc_ratio = f"{best_cc / best_rs:.2f}" if best_cc and best_rs else "-"
             vs_ros = f"{ros / best_py:.0f}x" if ros and best_py else "-"
-            print(f"| {size} | {cell(py[0])} | {cell(py[1])} | {cell(rs[0])} | {cell(rs[1])} | {cell(ros)} | "
-                  f"{ratio} | {vs_ros} |")
+            print(f"| {size} | {cell(py[0])} | {cell(py[1])} | {cell(rs[0])} | {cell(rs[1])} | {cell(cc[0])} | "
+                  f"{cell(cc[1])} | {cell(ros)} | {ratio} | {cc_ratio} | {vs_ros} |")
+
+
+# The issue's target: the C++ layer within this factor of Rust, series by series.
+CPP_TARGET = 1.1
+
+
+def cpp_vs_rust(records: List[Dict[str, Any]]) -> None:
+    """C++ / Rust, series by series (same transport, set-up, QoS and size):
+    publish-call and end-to-end p50 and p99, their ratios, and whether the
+    p50s are within CPP_TARGET of Rust's."""
+    def key(r: Dict[str, Any]) -> Any:
+        return (r["transport"], r["setup"], r["size_bytes"])
+
+    rust = {key(r): r for r in records if r["language"] == "rust" and r["system"] == "hibari"}
+    pairs = [(r, rust[key(r)]) for r in records
+             if r["language"] == "cpp" and r["system"] == "hibari" and key(r) in rust]
+    if not pairs:
+        return
+    print(f"\nC++ / Rust (µs; ratio = C++ / Rust; target: p50 within {CPP_TARGET}x): | transport | setup | bytes | "
+          "c++ p50 | rust p50 | p50 ratio | c++ p99 | rust p99 | p99 ratio | within |")
+    for c, r in pairs:
+        ratio50 = c["p50_us"] / r["p50_us"] if r["p50_us"] > 0 else float("nan")
+        ratio99 = c["p99_us"] / r["p99_us"] if r["p99_us"] > 0 else float("nan")
+        within = "yes" if ratio50 <= CPP_TARGET else "no"
+        print(f"| {c['transport']} | {c['setup']} | {c['size_bytes']} | {c['p50_us']:.1f} | {r['p50_us']:.1f} | "
+              f"{ratio50:.2f} | {c['p99_us']:.1f} | {r['p99_us']:.1f} | {ratio99:.2f} | {within} |")

@@ -73,7 +73,7 @@ def test_the_counter_refuses_to_run_where_pythons_small_objects_bypass_it(tmp_pa
 def test_e4_records_carry_the_python_series_allocations_per_message(domain: int) -> None:
     cmd = [sys.executable, str(BENCH / "e4.py"), "--sizes", "1024", "--setups", "inproc,shm",
            "--qos", "reliable", "--iterations", "40", "--no-rospy", "--records", "--domain", str(domain),
-           "--rust", "/nonexistent/e4_rust"]
+           "--rust", "/nonexistent/e4_rust", "--cpp", "/nonexistent/e4_cpp"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "allocations not counted" not in out.stdout, out.stdout

@@ -137,6 +137,20 @@ typedef struct hibari_node_t {
 } hibari_node_t;
 
 /**
+ * How the callbacks of a group may overlap: `HIBARI_CALLBACK_GROUP_*`. An
+ * `int32_t` with named values, as the QoS policies (see there).
+ */
+typedef int32_t hibari_callback_group_type_t;
+
+/**
+ * A callback group of a node: which of its entities' callbacks may run at
+ * the same time. A handle: pass it by value; 0 is never valid.
+ */
+typedef struct hibari_callback_group_t {
+  uint64_t id;
+} hibari_callback_group_t;
+
+/**
  * Reliability: `HIBARI_RELIABILITY_*`.
  */
 typedef int32_t hibari_reliability_t;
@@ -182,6 +196,13 @@ typedef struct hibari_qos_t {
 typedef struct hibari_publisher_t {
   uint64_t id;
 } hibari_publisher_t;
+
+/**
+ * Writes one message's CDR into `len` bytes at `data` (all of them,
+ * starting with the 4-byte encapsulation header); returns whether it did.
+ * It must return normally (a C++ exception must not leave it).
+ */
+typedef bool (*hibari_publisher_write_t)(uint8_t *data, size_t len, void *user_data);
 
 /**
  * Bytes lent by a publisher: write the whole message's CDR (header
@@ -389,6 +410,21 @@ typedef struct hibari_parameter_value_t {
 typedef int32_t hibari_log_severity_t;
 
 /**
+ * At most one callback of the group runs at a time, whatever the
+ * executor's threads (a node's default group is of this kind).
+ */
+#define HIBARI_CALLBACK_GROUP_MUTUALLY_EXCLUSIVE 0
+
+/**
+ * On a multi-threaded executor, callbacks of different entities of the
+ * group may run at the same time; one entity's callback still never
+ * overlaps itself (a subscription's samples reach it one at a time and in
+ * order, a timer never overlaps its own previous tick). On a
+ * single-threaded executor it changes nothing.
+ */
+#define HIBARI_CALLBACK_GROUP_REENTRANT 1
+
+/**
  * Every sample is delivered, resent if lost (the default).
  */
 #define HIBARI_RELIABILITY_RELIABLE 0
@@ -574,7 +610,7 @@ enum hibari_ret_t hibari_install_signal_handlers(void);
 enum hibari_ret_t hibari_node_create(struct hibari_context_t ctx, const char *name, const char *namespace_, struct hibari_node_t *out);
 
 /**
- * Destroys the node and its entities (see above).
+ * Destroys the node, its entities and its callback groups (see above).
  */
 enum hibari_ret_t hibari_node_destroy(struct hibari_node_t node);
 
@@ -631,6 +667,33 @@ enum hibari_ret_t hibari_node_resolve_topic_name(struct hibari_node_t node, cons
 enum hibari_ret_t hibari_node_now(struct hibari_node_t node, int64_t *ns_out);
 
 /**
+ * Creates a callback group of `node`, of the type `group_type`
+ * (`HIBARI_CALLBACK_GROUP_*`). Entities of `node` join it when created
+ * with the `_in_group` variant of their creation function
+ * (`hibari_subscription_create_in_group`, `hibari_service_create_in_group`,
+ * `hibari_client_create_in_group`, `hibari_timer_create_in_group`,
+ * `hibari_guard_condition_create_in_group`); the executor spinning the
+ * node honours it. The rclcpp pattern it allows: with a multi-threaded
+ * executor, a service callback in a reentrant group may wait for the
+ * response of a service of the same node that runs in another group.
+ *
+ * Destroy it with `hibari_callback_group_destroy` (or with its node).
+ * That invalidates the handle only: entities created in it stay in it
+ * (they keep it), under the same rule, until destroyed themselves.
+ *
+ * # Safety
+ *
+ * `out` is writable.
+ */
+enum hibari_ret_t hibari_callback_group_create(struct hibari_node_t node, hibari_callback_group_type_t group_type, struct hibari_callback_group_t *out);
+
+/**
+ * Destroys the callback group's handle (see `hibari_callback_group_create`:
+ * the entities created in it are not affected).
+ */
+enum hibari_ret_t hibari_callback_group_destroy(struct hibari_callback_group_t group);
+
+/**
  * ROS 2's default profile: reliable, keep last 10, volatile.
  */
 struct hibari_qos_t hibari_qos_default(void);
@@ -662,13 +725,30 @@ enum hibari_ret_t hibari_publisher_create(struct hibari_node_t node, const char 
  * Publishes one message: `len` bytes of CDR at `cdr`, with the 4-byte
  * encapsulation header, as ROS 2 serializes messages. The bytes are copied
  * before it returns. To write a large message without that copy, loan
- * (`hibari_publisher_loan`).
+ * (`hibari_publisher_loan`), or write it in `hibari_publisher_publish_with`.
  *
  * # Safety
  *
  * `cdr` points to `len` readable bytes.
  */
 enum hibari_ret_t hibari_publisher_publish(struct hibari_publisher_t publisher, const uint8_t *cdr, size_t len);
+
+/**
+ * Publishes one message of `len` bytes that `write` writes straight into
+ * the memory the transport carries: to subscribers in other processes a
+ * chunk of shared memory, which they read in place; otherwise a buffer of
+ * the publisher's (reused once the subscribers of this process are done
+ * with it) handed to them without a copy. `write` is called once, before
+ * this returns, with that memory, `len` and `user_data`; when it returns
+ * false nothing is sent (the call fails with `HIBARI_ERROR`). What
+ * `hibari_publisher_publish` does without its copy: the C++ layer's
+ * `publish(const T &)` encodes the message here (its exact size first).
+ *
+ * # Safety
+ *
+ * `write` is a function as `hibari_publisher_write_t` says.
+ */
+enum hibari_ret_t hibari_publisher_publish_with(struct hibari_publisher_t publisher, size_t len, hibari_publisher_write_t write, void *user_data);
 
 /**
  * How many subscriptions are matched now.
@@ -756,8 +836,9 @@ enum hibari_ret_t hibari_loan_discard(struct hibari_loan_t *loan);
  * Creates a subscription of the message type `type_name` on `topic` with
  * `qos` (NULL: the default profile). With a `callback`, the executor
  * spinning the node calls it with each sample and `user_data` (see
- * `hibari_subscription_callback_t`); with NULL, samples wait (up to the
- * QoS depth) for `hibari_subscription_take`. Destroy it with
+ * `hibari_subscription_callback_t`), in the node's default callback group
+ * (see `hibari_subscription_create_in_group`); with NULL, samples wait (up
+ * to the QoS depth) for `hibari_subscription_take`. Destroy it with
  * `hibari_subscription_destroy` (or with its node); once that returned, the
  * callback is not running and never runs again — except when it is called
  * from inside this very callback, which then finishes first.
@@ -769,6 +850,19 @@ enum hibari_ret_t hibari_loan_discard(struct hibari_loan_t *loan);
  * writable.
  */
 enum hibari_ret_t hibari_subscription_create(struct hibari_node_t node, const char *topic, const char *type_name, const struct hibari_qos_t *qos, hibari_subscription_callback_t callback, void *user_data, struct hibari_subscription_t *out);
+
+/**
+ * `hibari_subscription_create` with the callback in `group`, a callback
+ * group of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+ * `hibari_callback_group_create`). In a reentrant group, a multi-threaded
+ * executor may run the callback while callbacks of the group's other
+ * entities run; never two calls of this callback at once.
+ *
+ * # Safety
+ *
+ * As `hibari_subscription_create`.
+ */
+enum hibari_ret_t hibari_subscription_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, const char *topic, const char *type_name, const struct hibari_qos_t *qos, hibari_subscription_callback_t callback, void *user_data, struct hibari_subscription_t *out);
 
 /**
  * Takes the oldest sample of a polled subscription, without waiting:
@@ -820,7 +914,8 @@ enum hibari_ret_t hibari_subscription_destroy(struct hibari_subscription_t subsc
  * Creates a server of the service type `srv_type`
  * (`example_interfaces/srv/AddTwoInts`) named `name`, with `qos` (NULL:
  * the services profile); the executor spinning the node calls `callback`
- * with each request and `user_data`. Destroy it with
+ * with each request and `user_data`, in the node's default callback group
+ * (see `hibari_service_create_in_group`). Destroy it with
  * `hibari_service_destroy` (or with its node); the callback then stops as
  * a subscription's does.
  *
@@ -831,6 +926,23 @@ enum hibari_ret_t hibari_subscription_destroy(struct hibari_subscription_t subsc
  * writable.
  */
 enum hibari_ret_t hibari_service_create(struct hibari_node_t node, const char *name, const char *srv_type, const struct hibari_qos_t *qos, hibari_service_callback_t callback, void *user_data, struct hibari_service_t *out);
+
+/**
+ * `hibari_service_create` with the callback in `group`, a callback group
+ * of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+ * `hibari_callback_group_create`). A callback that waits for another
+ * service of the same node (through a client, from inside the callback)
+ * needs that service's callback free to run meanwhile: on a
+ * multi-threaded executor, put this one in a reentrant group (or in a
+ * group of its own) — in the node's default group, both would wait for
+ * each other until the call times out. Requests still reach this callback
+ * one at a time, whatever its group.
+ *
+ * # Safety
+ *
+ * As `hibari_service_create`.
+ */
+enum hibari_ret_t hibari_service_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, const char *name, const char *srv_type, const struct hibari_qos_t *qos, hibari_service_callback_t callback, void *user_data, struct hibari_service_t *out);
 
 /**
  * Sends `len` CDR bytes at `cdr` (a `…_Response`, header included) as the
@@ -870,6 +982,23 @@ enum hibari_ret_t hibari_service_destroy(struct hibari_service_t service);
  * readable; `out` is writable.
  */
 enum hibari_ret_t hibari_client_create(struct hibari_node_t node, const char *name, const char *srv_type, const struct hibari_qos_t *qos, struct hibari_client_t *out);
+
+/**
+ * `hibari_client_create` in `group`, a callback group of `node`
+ * (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+ * `hibari_callback_group_create`), as rclcpp's `create_client` takes one.
+ * Unlike rclcpp's, hibari's clients need no executor: a response
+ * completes its call on the thread that delivers it, whatever the group
+ * (see `hibari_response_callback_t`). The group only holds the client's
+ * wake-up of its node (what makes `hibari_executor_spin_until` see a
+ * response at once), and is checked, so that code written for rclcpp's
+ * groups ports as it is.
+ *
+ * # Safety
+ *
+ * As `hibari_client_create`.
+ */
+enum hibari_ret_t hibari_client_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, const char *name, const char *srv_type, const struct hibari_qos_t *qos, struct hibari_client_t *out);
 
 /**
  * Whether a server is matched both ways, so that a request can be sent.
@@ -938,7 +1067,8 @@ enum hibari_ret_t hibari_client_remove_pending_request(struct hibari_client_t cl
 /**
  * Creates a timer calling `callback(user_data)` every `period_ns` on the
  * steady clock (rclcpp's `create_wall_timer`: real elapsed time, never
- * simulated), the first time one period from now. Destroy it with
+ * simulated), the first time one period from now, in the node's default
+ * callback group (see `hibari_timer_create_in_group`). Destroy it with
  * `hibari_timer_destroy` (or with its node); its callback then stops as a
  * subscription's does.
  *
@@ -947,6 +1077,20 @@ enum hibari_ret_t hibari_client_remove_pending_request(struct hibari_client_t cl
  * `user_data` may be used on the executor's threads; `out` is writable.
  */
 enum hibari_ret_t hibari_timer_create(struct hibari_node_t node, int64_t period_ns, hibari_timer_callback_t callback, void *user_data, struct hibari_timer_t *out);
+
+/**
+ * `hibari_timer_create` with the callback in `group`, a callback group of
+ * `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+ * `hibari_callback_group_create`). Two timers of one reentrant group may
+ * run at the same time on a multi-threaded executor; a timer never
+ * overlaps its own previous tick (a tick due while the callback still runs
+ * waits for it).
+ *
+ * # Safety
+ *
+ * As `hibari_timer_create`.
+ */
+enum hibari_ret_t hibari_timer_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, int64_t period_ns, hibari_timer_callback_t callback, void *user_data, struct hibari_timer_t *out);
 
 /**
  * Stops the timer until `hibari_timer_reset`.
@@ -985,14 +1129,28 @@ enum hibari_ret_t hibari_timer_destroy(struct hibari_timer_t timer);
  * Creates a guard condition: `hibari_guard_condition_trigger` it (from
  * any thread) to have the executor spinning the node call
  * `callback(user_data)` (NULL: nothing is called, the executor just
- * wakes). Destroy it with `hibari_guard_condition_destroy` (or with its
- * node).
+ * wakes), in the node's default callback group (see
+ * `hibari_guard_condition_create_in_group`). Destroy it with
+ * `hibari_guard_condition_destroy` (or with its node).
  *
  * # Safety
  *
  * `user_data` may be used on the executor's threads; `out` is writable.
  */
 enum hibari_ret_t hibari_guard_condition_create(struct hibari_node_t node, hibari_timer_callback_t callback, void *user_data, struct hibari_guard_condition_t *out);
+
+/**
+ * `hibari_guard_condition_create` with the callback in `group`, a
+ * callback group of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another
+ * node's; see `hibari_callback_group_create`). In a reentrant group, a
+ * multi-threaded executor may run it while callbacks of the group's other
+ * entities run; never two calls of this callback at once.
+ *
+ * # Safety
+ *
+ * As `hibari_guard_condition_create`.
+ */
+enum hibari_ret_t hibari_guard_condition_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, hibari_timer_callback_t callback, void *user_data, struct hibari_guard_condition_t *out);
 
 /**
  * Triggers the guard condition (thread-safe).
@@ -1016,9 +1174,12 @@ enum hibari_ret_t hibari_executor_create_single(struct hibari_executor_t *out);
 
 /**
  * Creates an executor running callbacks on `threads` threads (0: as many
- * as the machine runs at once): the spinning one and those it starts. One
- * node's callbacks still run one at a time (each node's default callback
- * group is mutually exclusive, as in rclcpp); different nodes' overlap.
+ * as the machine runs at once): the spinning one and those it starts.
+ * Callbacks in one mutually exclusive callback group run one at a time —
+ * so one node's do, unless some are in other groups (each node's default
+ * group is mutually exclusive, as in rclcpp; see
+ * `hibari_callback_group_create`); different groups' overlap, and so do
+ * different entities' of a reentrant group.
  *
  * # Safety
  *

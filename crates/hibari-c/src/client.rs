@@ -9,7 +9,7 @@ use hibari_rs::{CallError, ClientCreateError, GenericClient, GuardConditionOptio
 
 use crate::args::{bytes_arg, check_out, put, str_arg, timeout};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
-use crate::handles::{self, hibari_client_t, hibari_node_t, Close, Kind};
+use crate::handles::{self, hibari_callback_group_t, hibari_client_t, hibari_node_t, Close, Kind};
 use crate::node::node;
 use crate::owned::hibari_bytes_t;
 use crate::qos::{from_c, hibari_qos_t};
@@ -93,6 +93,49 @@ pub unsafe extern "C" fn hibari_client_create(
     qos: *const hibari_qos_t,
     out: *mut hibari_client_t,
 ) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create's.
+    unsafe { create(node, None, name, srv_type, qos, out) }
+}
+
+/// `hibari_client_create` in `group`, a callback group of `node`
+/// (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+/// `hibari_callback_group_create`), as rclcpp's `create_client` takes one.
+/// Unlike rclcpp's, hibari's clients need no executor: a response
+/// completes its call on the thread that delivers it, whatever the group
+/// (see `hibari_response_callback_t`). The group only holds the client's
+/// wake-up of its node (what makes `hibari_executor_spin_until` see a
+/// response at once), and is checked, so that code written for rclcpp's
+/// groups ports as it is.
+///
+/// # Safety
+///
+/// As `hibari_client_create`.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_client_create_in_group(
+    node: hibari_node_t,
+    group: hibari_callback_group_t,
+    name: *const c_char,
+    srv_type: *const c_char,
+    qos: *const hibari_qos_t,
+    out: *mut hibari_client_t,
+) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create's.
+    unsafe { create(node, Some(group), name, srv_type, qos, out) }
+}
+
+/// Both creation functions: `group` `None` is the node's default group.
+///
+/// # Safety
+///
+/// As `hibari_client_create`.
+unsafe fn create(
+    node: hibari_node_t,
+    group: Option<hibari_callback_group_t>,
+    name: *const c_char,
+    srv_type: *const c_char,
+    qos: *const hibari_qos_t,
+    out: *mut hibari_client_t,
+) -> hibari_ret_t {
     ffi(|| {
         check_out(out, "out")?;
         // SAFETY: the caller's contract.
@@ -100,6 +143,10 @@ pub unsafe extern "C" fn hibari_client_create(
         // SAFETY: the caller's contract.
         let qos = unsafe { from_c(qos, QosProfile::services_default()) }?;
         let n = self::node(node)?;
+        let mut wake_options = GuardConditionOptions::new();
+        if let Some(g) = crate::group::for_entity(node, group)? {
+            wake_options = wake_options.callback_group(&g);
+        }
         crate::interfaces::check_service(srv_type)?;
         let inner = n
             .inner
@@ -108,9 +155,7 @@ pub unsafe extern "C" fn hibari_client_create(
                 ClientCreateError::InvalidName(_) => Error::invalid_from(e),
                 e => Error::other(e),
             })?;
-        let wake = n
-            .inner
-            .create_guard_condition(GuardConditionOptions::new(), || {});
+        let wake = n.inner.create_guard_condition(wake_options, || {});
         let c = Arc::new(Client {
             inner,
             context: n.context,

@@ -113,9 +113,12 @@ pub unsafe extern "C" fn hibari_executor_create_single(
 }
 
 /// Creates an executor running callbacks on `threads` threads (0: as many
-/// as the machine runs at once): the spinning one and those it starts. One
-/// node's callbacks still run one at a time (each node's default callback
-/// group is mutually exclusive, as in rclcpp); different nodes' overlap.
+/// as the machine runs at once): the spinning one and those it starts.
+/// Callbacks in one mutually exclusive callback group run one at a time —
+/// so one node's do, unless some are in other groups (each node's default
+/// group is mutually exclusive, as in rclcpp; see
+/// `hibari_callback_group_create`); different groups' overlap, and so do
+/// different entities' of a reentrant group.
 ///
 /// # Safety
 ///

@@ -82,6 +82,15 @@ pub struct hibari_guard_condition_t {
     pub id: u64,
 }
 
+/// A callback group of a node: which of its entities' callbacks may run at
+/// the same time. A handle: pass it by value; 0 is never valid.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct hibari_callback_group_t {
+    pub id: u64,
+}
+
 /// An executor (single- or multi-threaded). A handle: pass it by value; 0 is never valid.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,6 +104,7 @@ pub struct hibari_executor_t {
 pub(crate) enum Kind {
     Context,
     Node,
+    CallbackGroup,
     Publisher,
     Subscription,
     Service,
@@ -111,6 +121,7 @@ impl Kind {
         match self {
             Kind::Context => "context",
             Kind::Node => "node",
+            Kind::CallbackGroup => "callback group",
             Kind::Publisher => "publisher",
             Kind::Subscription => "subscription",
             Kind::Service => "service",
@@ -253,8 +264,11 @@ pub(crate) fn remove<T: Any + Send + Sync>(kind: Kind, id: u64) -> Result<Arc<T>
 /// wait for one running on another thread: after `hibari_*_destroy`
 /// returns, C may free the callback's `user_data` (unless it destroyed the
 /// entity from inside that very callback: then it frees it after the
-/// callback returns). An entity's callback never overlaps itself (hibari's
-/// executors guarantee it), so one slot tells who runs it.
+/// callback returns). An entity's callback never overlaps itself, even in a
+/// reentrant callback group on a multi-threaded executor (hibari's
+/// executors hold each entity's callback behind a lock that a second
+/// thread does not wait for: it skips the entity), so one slot tells who
+/// runs it.
 #[derive(Default)]
 pub(crate) struct Gate {
     state: Mutex<GateState>,

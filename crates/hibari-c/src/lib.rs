@@ -6,8 +6,8 @@
 //! time (`std_msgs/msg/String`), messages as CDR bytes — as the Python
 //! binding does: contexts, nodes, publishers (and loans of shared memory),
 //! subscriptions (callbacks that read samples in place, or polled),
-//! services and clients, timers, guard conditions, executors, graph
-//! queries, parameters and logging.
+//! services and clients, timers, guard conditions, callback groups,
+//! executors, graph queries, parameters and logging.
 //!
 //! # Why this crate uses `unsafe`
 //!
@@ -46,6 +46,8 @@ mod context;
 mod signals;
 // Nodes.
 mod node;
+// Callback groups.
+mod group;
 // QoS profiles.
 mod qos;
 // Publishers.
@@ -87,9 +89,11 @@ pub use context::*;
 pub use error::*;
 pub use executor::*;
 pub use graph::*;
+pub use group::*;
 pub use handles::{
-    hibari_client_t, hibari_context_t, hibari_executor_t, hibari_guard_condition_t, hibari_node_t,
-    hibari_publisher_t, hibari_service_t, hibari_subscription_t, hibari_timer_t,
+    hibari_callback_group_t, hibari_client_t, hibari_context_t, hibari_executor_t,
+    hibari_guard_condition_t, hibari_node_t, hibari_publisher_t, hibari_service_t,
+    hibari_subscription_t, hibari_timer_t,
 };
 pub use interfaces::*;
 pub use loan::*;

@@ -1,8 +1,8 @@
 //! Nodes: a name in a namespace of a context; they create every entity.
 //!
 //! Destroying a node destroys the entities created from it (publishers,
-//! subscriptions, services, clients, timers, guard conditions): their
-//! handles become invalid, and the node leaves its executor. Loans and
+//! subscriptions, services, clients, timers, guard conditions, callback
+//! groups): their handles become invalid, and the node leaves its executor. Loans and
 //! taken samples stay valid until sent, discarded or released.
 
 use std::ffi::c_char;
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn hibari_node_create(
     })
 }
 
-/// Destroys the node and its entities (see above).
+/// Destroys the node, its entities and its callback groups (see above).
 #[no_mangle]
 pub extern "C" fn hibari_node_destroy(node: hibari_node_t) -> hibari_ret_t {
     ffi(|| handles::remove::<Node>(Kind::Node, node.id).map(drop))

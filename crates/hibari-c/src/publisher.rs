@@ -1,9 +1,10 @@
 //! Publishers of CDR bytes, by type name.
 
-use std::ffi::c_char;
-use std::sync::Arc;
+use std::ffi::{c_char, c_void};
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-use hibari_rs::{PublishError, PublisherCreateError, QosProfile, Serialized};
+use hibari_rs::{CdrBytes, PublishError, PublisherCreateError, QosProfile, Serialized, WriteError};
 
 use crate::args::{bytes_arg, check_out, copy_str, put, str_arg, timeout};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
@@ -11,7 +12,72 @@ use crate::handles::{self, hibari_node_t, hibari_publisher_t, Kind};
 use crate::node::node;
 use crate::qos::{from_c, hibari_qos_t};
 
-pub(crate) type BytesPublisher = hibari_rs::Publisher<Serialized>;
+/// A publisher of CDR bytes, with the buffers it reuses for messages that
+/// no transport lends memory for (`hibari_publisher_publish_with`).
+pub(crate) struct BytesPublisher {
+    inner: hibari_rs::Publisher<Serialized>,
+    buffers: Arc<Buffers>,
+}
+
+impl Deref for BytesPublisher {
+    type Target = hibari_rs::Publisher<Serialized>;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+/// Free buffers of a publisher's messages to subscribers of this process:
+/// a message's buffer comes back here when its last sample is dropped, so
+/// that publishing a large message again allocates nothing (and does not
+/// touch memory the allocator gave back to the system: the page faults of
+/// a fresh megabyte cost more than its copy).
+#[derive(Default)]
+struct Buffers(Mutex<Vec<Vec<u8>>>);
+
+/// Free buffers kept per publisher (those beyond are freed).
+const KEPT_BUFFERS: usize = 4;
+
+impl Buffers {
+    /// A buffer of at least `len` bytes (their contents undefined).
+    fn take(&self, len: usize) -> Result<Vec<u8>> {
+        let free = self.0.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut buf = free.unwrap_or_default();
+        if buf.len() < len {
+            if u32::try_from(len).is_err() || buf.try_reserve_exact(len - buf.len()).is_err() {
+                return Err(Error::other(format!(
+                    "cannot write a message of {len} bytes: a message holds at most 4 GiB, \
+                     and the memory must be available"
+                )));
+            }
+            buf.resize(len, 0);
+        }
+        Ok(buf)
+    }
+}
+
+/// A message's bytes in a publisher's buffer, given back when dropped.
+struct Lent {
+    buf: Vec<u8>,
+    len: usize,
+    home: Weak<Buffers>,
+}
+
+impl AsRef<[u8]> for Lent {
+    fn as_ref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.upgrade() {
+            let mut free = home.0.lock().unwrap_or_else(PoisonError::into_inner);
+            if free.len() < KEPT_BUFFERS {
+                free.push(std::mem::take(&mut self.buf));
+            }
+        }
+    }
+}
 
 pub(crate) fn publisher(p: hibari_publisher_t) -> Result<Arc<BytesPublisher>> {
     handles::get(Kind::Publisher, p.id)
@@ -65,7 +131,11 @@ pub unsafe extern "C" fn hibari_publisher_create(
             .inner
             .create_generic_publisher(topic, type_name, qos)
             .map_err(create_error)?;
-        let id = handles::insert(Kind::Publisher, node.id, Arc::new(inner), None);
+        let publisher = BytesPublisher {
+            inner,
+            buffers: Arc::default(),
+        };
+        let id = handles::insert(Kind::Publisher, node.id, Arc::new(publisher), None);
         // SAFETY: the caller's contract.
         unsafe { put(out, "out", hibari_publisher_t { id }) }
     })
@@ -74,7 +144,7 @@ pub unsafe extern "C" fn hibari_publisher_create(
 /// Publishes one message: `len` bytes of CDR at `cdr`, with the 4-byte
 /// encapsulation header, as ROS 2 serializes messages. The bytes are copied
 /// before it returns. To write a large message without that copy, loan
-/// (`hibari_publisher_loan`).
+/// (`hibari_publisher_loan`), or write it in `hibari_publisher_publish_with`.
 ///
 /// # Safety
 ///
@@ -90,10 +160,77 @@ pub unsafe extern "C" fn hibari_publisher_publish(
         let bytes = unsafe { bytes_arg(cdr, len, "cdr") }?;
         check_cdr(bytes, "the message")?;
         let p = self::publisher(publisher)?;
-        p.publish(bytes.to_vec()).map_err(|e| match e {
-            PublishError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
-            e => Error::other(e),
-        })
+        publish_bytes(&p, bytes.to_vec().into())
+    })
+}
+
+/// Writes one message's CDR into `len` bytes at `data` (all of them,
+/// starting with the 4-byte encapsulation header); returns whether it did.
+/// It must return normally (a C++ exception must not leave it).
+#[allow(non_camel_case_types)]
+pub type hibari_publisher_write_t =
+    Option<unsafe extern "C" fn(data: *mut u8, len: usize, user_data: *mut c_void) -> bool>;
+
+/// Publishes one message of `len` bytes that `write` writes straight into
+/// the memory the transport carries: to subscribers in other processes a
+/// chunk of shared memory, which they read in place; otherwise a buffer of
+/// the publisher's (reused once the subscribers of this process are done
+/// with it) handed to them without a copy. `write` is called once, before
+/// this returns, with that memory, `len` and `user_data`; when it returns
+/// false nothing is sent (the call fails with `HIBARI_ERROR`). What
+/// `hibari_publisher_publish` does without its copy: the C++ layer's
+/// `publish(const T &)` encodes the message here (its exact size first).
+///
+/// # Safety
+///
+/// `write` is a function as `hibari_publisher_write_t` says.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_publisher_publish_with(
+    publisher: hibari_publisher_t,
+    len: usize,
+    write: hibari_publisher_write_t,
+    user_data: *mut c_void,
+) -> hibari_ret_t {
+    ffi(|| {
+        let write = write.ok_or_else(|| Error::invalid("`write` is NULL"))?;
+        let p = self::publisher(publisher)?;
+        let not_written = || {
+            Error::other(
+                "the message was not written (the write function returned false): nothing was sent",
+            )
+        };
+        if let Some(lent) = p.loan_from_transport(len) {
+            let mut loan = lent.map_err(Error::other)?;
+            // SAFETY: a C function given for this (the caller's contract);
+            // the loan's `len` bytes are writable and stay where they are
+            // through the call; `user_data` is the caller's, handed back.
+            if !unsafe { write(loan.as_mut_ptr(), len, user_data) } {
+                return Err(not_written());
+            }
+            check_cdr(&loan[..], "the message")?;
+            return loan.send().map_err(|e| match e.into_reason() {
+                e @ WriteError::Timeout { .. } => {
+                    Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e)
+                }
+                e => Error::other(e),
+            });
+        }
+        let mut buf = p.buffers.take(len)?;
+        // SAFETY: as above, with the buffer's first `len` bytes.
+        if !unsafe { write(buf.as_mut_ptr(), len, user_data) } {
+            return Err(not_written());
+        }
+        check_cdr(&buf[..len], "the message")?;
+        let home = Arc::downgrade(&p.buffers);
+        publish_bytes(&p, CdrBytes::new(Arc::new(Lent { buf, len, home })))
+    })
+}
+
+/// Publishes bytes as they are, a timeout told apart.
+fn publish_bytes(p: &BytesPublisher, bytes: CdrBytes) -> Result {
+    p.publish(bytes).map_err(|e| match e {
+        PublishError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
+        e => Error::other(e),
     })
 }
 

@@ -4,11 +4,15 @@ use std::ffi::{c_char, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use hibari_rs::{CdrBytes, QosProfile, ServiceCreateError, ServiceRespondError, ServiceResponder};
+use hibari_rs::{
+    CdrBytes, QosProfile, ServiceCreateError, ServiceOptions, ServiceRespondError, ServiceResponder,
+};
 
 use crate::args::{bytes_arg, check_out, put, str_arg, UserData};
 use crate::error::{ffi, hibari_ret_t, Error};
-use crate::handles::{self, hibari_node_t, hibari_service_t, Close, Gate, Kind};
+use crate::handles::{
+    self, hibari_callback_group_t, hibari_node_t, hibari_service_t, Close, Gate, Kind,
+};
 use crate::node::node;
 use crate::qos::{from_c, hibari_qos_t};
 use crate::subscription::{hibari_sample_info_t, info};
@@ -40,7 +44,8 @@ pub type hibari_service_callback_t = Option<
 /// Creates a server of the service type `srv_type`
 /// (`example_interfaces/srv/AddTwoInts`) named `name`, with `qos` (NULL:
 /// the services profile); the executor spinning the node calls `callback`
-/// with each request and `user_data`. Destroy it with
+/// with each request and `user_data`, in the node's default callback group
+/// (see `hibari_service_create_in_group`). Destroy it with
 /// `hibari_service_destroy` (or with its node); the callback then stops as
 /// a subscription's does.
 ///
@@ -59,6 +64,66 @@ pub unsafe extern "C" fn hibari_service_create(
     user_data: *mut c_void,
     out: *mut hibari_service_t,
 ) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create's.
+    unsafe { create(node, None, name, srv_type, qos, callback, user_data, out) }
+}
+
+/// `hibari_service_create` with the callback in `group`, a callback group
+/// of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+/// `hibari_callback_group_create`). A callback that waits for another
+/// service of the same node (through a client, from inside the callback)
+/// needs that service's callback free to run meanwhile: on a
+/// multi-threaded executor, put this one in a reentrant group (or in a
+/// group of its own) — in the node's default group, both would wait for
+/// each other until the call times out. Requests still reach this callback
+/// one at a time, whatever its group.
+///
+/// # Safety
+///
+/// As `hibari_service_create`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hibari_service_create_in_group(
+    node: hibari_node_t,
+    group: hibari_callback_group_t,
+    name: *const c_char,
+    srv_type: *const c_char,
+    qos: *const hibari_qos_t,
+    callback: hibari_service_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_service_t,
+) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create's.
+    unsafe {
+        create(
+            node,
+            Some(group),
+            name,
+            srv_type,
+            qos,
+            callback,
+            user_data,
+            out,
+        )
+    }
+}
+
+/// Both creation functions: `group` `None` is the node's default group.
+///
+/// # Safety
+///
+/// As `hibari_service_create`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create(
+    node: hibari_node_t,
+    group: Option<hibari_callback_group_t>,
+    name: *const c_char,
+    srv_type: *const c_char,
+    qos: *const hibari_qos_t,
+    callback: hibari_service_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_service_t,
+) -> hibari_ret_t {
     ffi(|| {
         check_out(out, "out")?;
         // SAFETY: the caller's contract.
@@ -67,6 +132,10 @@ pub unsafe extern "C" fn hibari_service_create(
         let qos = unsafe { from_c(qos, QosProfile::services_default()) }?;
         let callback = callback.ok_or_else(|| Error::invalid("`callback` is NULL"))?;
         let n = self::node(node)?;
+        let mut options = ServiceOptions::new(qos);
+        if let Some(g) = crate::group::for_entity(node, group)? {
+            options = options.callback_group(&g);
+        }
         crate::interfaces::check_service(srv_type)?;
         let gate = Arc::new(Gate::default());
         let (g, ran, user) = (gate.clone(), n.ran.clone(), UserData::new(user_data));
@@ -83,7 +152,7 @@ pub unsafe extern "C" fn hibari_service_create(
         };
         let server = n
             .inner
-            .create_generic_service(name, srv_type, qos, answer)
+            .create_generic_service(name, srv_type, options, answer)
             .map_err(|e| match e {
                 ServiceCreateError::InvalidName(_) => Error::invalid_from(e),
                 e => Error::other(e),

@@ -5,11 +5,15 @@ use std::ffi::{c_char, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use hibari_rs::{CdrBytes, QosProfile, SampleInfo, Serialized, SubscriptionCreateError};
+use hibari_rs::{
+    CdrBytes, QosProfile, SampleInfo, Serialized, SubscriptionCreateError, SubscriptionOptions,
+};
 
 use crate::args::{check_out, copy_str, put, str_arg, UserData};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
-use crate::handles::{self, hibari_node_t, hibari_subscription_t, Close, Gate, Kind};
+use crate::handles::{
+    self, hibari_callback_group_t, hibari_node_t, hibari_subscription_t, Close, Gate, Kind,
+};
 use crate::node::node;
 use crate::qos::{from_c, hibari_qos_t};
 
@@ -80,8 +84,9 @@ fn subscription(s: hibari_subscription_t) -> Result<Arc<Subscription>> {
 /// Creates a subscription of the message type `type_name` on `topic` with
 /// `qos` (NULL: the default profile). With a `callback`, the executor
 /// spinning the node calls it with each sample and `user_data` (see
-/// `hibari_subscription_callback_t`); with NULL, samples wait (up to the
-/// QoS depth) for `hibari_subscription_take`. Destroy it with
+/// `hibari_subscription_callback_t`), in the node's default callback group
+/// (see `hibari_subscription_create_in_group`); with NULL, samples wait (up
+/// to the QoS depth) for `hibari_subscription_take`. Destroy it with
 /// `hibari_subscription_destroy` (or with its node); once that returned, the
 /// callback is not running and never runs again — except when it is called
 /// from inside this very callback, which then finishes first.
@@ -101,6 +106,62 @@ pub unsafe extern "C" fn hibari_subscription_create(
     user_data: *mut c_void,
     out: *mut hibari_subscription_t,
 ) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create's.
+    unsafe { create(node, None, topic, type_name, qos, callback, user_data, out) }
+}
+
+/// `hibari_subscription_create` with the callback in `group`, a callback
+/// group of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+/// `hibari_callback_group_create`). In a reentrant group, a multi-threaded
+/// executor may run the callback while callbacks of the group's other
+/// entities run; never two calls of this callback at once.
+///
+/// # Safety
+///
+/// As `hibari_subscription_create`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hibari_subscription_create_in_group(
+    node: hibari_node_t,
+    group: hibari_callback_group_t,
+    topic: *const c_char,
+    type_name: *const c_char,
+    qos: *const hibari_qos_t,
+    callback: hibari_subscription_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_subscription_t,
+) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create's.
+    unsafe {
+        create(
+            node,
+            Some(group),
+            topic,
+            type_name,
+            qos,
+            callback,
+            user_data,
+            out,
+        )
+    }
+}
+
+/// Both creation functions: `group` `None` is the node's default group.
+///
+/// # Safety
+///
+/// As `hibari_subscription_create`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create(
+    node: hibari_node_t,
+    group: Option<hibari_callback_group_t>,
+    topic: *const c_char,
+    type_name: *const c_char,
+    qos: *const hibari_qos_t,
+    callback: hibari_subscription_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_subscription_t,
+) -> hibari_ret_t {
     ffi(|| {
         check_out(out, "out")?;
         // SAFETY: the caller's contract.
@@ -109,12 +170,16 @@ pub unsafe extern "C" fn hibari_subscription_create(
         // SAFETY: the caller's contract.
         let qos = unsafe { from_c(qos, QosProfile::default()) }?;
         let n = self::node(node)?;
+        let mut options = SubscriptionOptions::new(qos);
+        if let Some(g) = crate::group::for_entity(node, group)? {
+            options = options.callback_group(&g);
+        }
         crate::interfaces::check_message(type_name)?;
         let gate = Arc::new(Gate::default());
         let created = match callback {
             None => n
                 .inner
-                .create_generic_polled_subscription(topic, type_name, qos),
+                .create_generic_polled_subscription(topic, type_name, options),
             Some(callback) => {
                 let (gate, ran, user) = (gate.clone(), n.ran.clone(), UserData::new(user_data));
                 let deliver = move |bytes: CdrBytes, sample: SampleInfo| {
@@ -128,7 +193,7 @@ pub unsafe extern "C" fn hibari_subscription_create(
                     });
                 };
                 n.inner
-                    .create_generic_subscription(topic, type_name, qos, deliver)
+                    .create_generic_subscription(topic, type_name, options, deliver)
             }
         };
         let inner = created.map_err(|e| match e {

@@ -6,12 +6,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hibari_rs::GuardConditionOptions;
+use hibari_rs::{GuardConditionOptions, TimerOptions};
 
 use crate::args::{check_out, put, UserData};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
 use crate::handles::{
-    self, hibari_guard_condition_t, hibari_node_t, hibari_timer_t, Close, Gate, Kind,
+    self, hibari_callback_group_t, hibari_guard_condition_t, hibari_node_t, hibari_timer_t, Close,
+    Gate, Kind,
 };
 use crate::node::node;
 
@@ -47,7 +48,8 @@ fn timer(t: hibari_timer_t) -> Result<Arc<hibari_rs::Timer>> {
 
 /// Creates a timer calling `callback(user_data)` every `period_ns` on the
 /// steady clock (rclcpp's `create_wall_timer`: real elapsed time, never
-/// simulated), the first time one period from now. Destroy it with
+/// simulated), the first time one period from now, in the node's default
+/// callback group (see `hibari_timer_create_in_group`). Destroy it with
 /// `hibari_timer_destroy` (or with its node); its callback then stops as a
 /// subscription's does.
 ///
@@ -62,6 +64,46 @@ pub unsafe extern "C" fn hibari_timer_create(
     user_data: *mut c_void,
     out: *mut hibari_timer_t,
 ) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create_timer's.
+    unsafe { create_timer(node, None, period_ns, callback, user_data, out) }
+}
+
+/// `hibari_timer_create` with the callback in `group`, a callback group of
+/// `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another node's; see
+/// `hibari_callback_group_create`). Two timers of one reentrant group may
+/// run at the same time on a multi-threaded executor; a timer never
+/// overlaps its own previous tick (a tick due while the callback still runs
+/// waits for it).
+///
+/// # Safety
+///
+/// As `hibari_timer_create`.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_timer_create_in_group(
+    node: hibari_node_t,
+    group: hibari_callback_group_t,
+    period_ns: i64,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_timer_t,
+) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create_timer's.
+    unsafe { create_timer(node, Some(group), period_ns, callback, user_data, out) }
+}
+
+/// Both timer creation functions: `group` `None` is the node's default group.
+///
+/// # Safety
+///
+/// As `hibari_timer_create`.
+unsafe fn create_timer(
+    node: hibari_node_t,
+    group: Option<hibari_callback_group_t>,
+    period_ns: i64,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_timer_t,
+) -> hibari_ret_t {
     ffi(|| {
         check_out(out, "out")?;
         let callback = callback.ok_or_else(|| Error::invalid("`callback` is NULL"))?;
@@ -71,10 +113,14 @@ pub unsafe extern "C" fn hibari_timer_create(
             .map(Duration::from_nanos)
             .ok_or_else(|| Error::invalid(format!("period_ns is {period_ns}: it must be > 0")))?;
         let n = self::node(node)?;
+        let mut options = TimerOptions::new(period);
+        if let Some(g) = crate::group::for_entity(node, group)? {
+            options = options.callback_group(&g);
+        }
         let (gate, run) = gated(callback, user_data, n.ran.clone());
         let t = n
             .inner
-            .create_wall_timer(period, run)
+            .create_wall_timer(options, run)
             .map_err(Error::invalid_from)?;
         let close: Arc<dyn Close> = gate;
         let id = handles::insert(Kind::Timer, node.id, Arc::new(t), Some(close));
@@ -150,8 +196,9 @@ pub extern "C" fn hibari_timer_destroy(timer: hibari_timer_t) -> hibari_ret_t {
 /// Creates a guard condition: `hibari_guard_condition_trigger` it (from
 /// any thread) to have the executor spinning the node call
 /// `callback(user_data)` (NULL: nothing is called, the executor just
-/// wakes). Destroy it with `hibari_guard_condition_destroy` (or with its
-/// node).
+/// wakes), in the node's default callback group (see
+/// `hibari_guard_condition_create_in_group`). Destroy it with
+/// `hibari_guard_condition_destroy` (or with its node).
 ///
 /// # Safety
 ///
@@ -163,14 +210,54 @@ pub unsafe extern "C" fn hibari_guard_condition_create(
     user_data: *mut c_void,
     out: *mut hibari_guard_condition_t,
 ) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create_guard_condition's.
+    unsafe { create_guard_condition(node, None, callback, user_data, out) }
+}
+
+/// `hibari_guard_condition_create` with the callback in `group`, a
+/// callback group of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another
+/// node's; see `hibari_callback_group_create`). In a reentrant group, a
+/// multi-threaded executor may run it while callbacks of the group's other
+/// entities run; never two calls of this callback at once.
+///
+/// # Safety
+///
+/// As `hibari_guard_condition_create`.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_guard_condition_create_in_group(
+    node: hibari_node_t,
+    group: hibari_callback_group_t,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_guard_condition_t,
+) -> hibari_ret_t {
+    // SAFETY: the caller's contract is create_guard_condition's.
+    unsafe { create_guard_condition(node, Some(group), callback, user_data, out) }
+}
+
+/// Both guard condition creation functions: `group` `None` is the node's
+/// default group.
+///
+/// # Safety
+///
+/// As `hibari_guard_condition_create`.
+unsafe fn create_guard_condition(
+    node: hibari_node_t,
+    group: Option<hibari_callback_group_t>,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_guard_condition_t,
+) -> hibari_ret_t {
     ffi(|| {
         check_out(out, "out")?;
         let n = self::node(node)?;
+        let mut options = GuardConditionOptions::new();
+        if let Some(g) = crate::group::for_entity(node, group)? {
+            options = options.callback_group(&g);
+        }
         unsafe extern "C" fn nothing(_: *mut c_void) {}
         let (gate, run) = gated(callback.unwrap_or(nothing), user_data, n.ran.clone());
-        let g = n
-            .inner
-            .create_guard_condition(GuardConditionOptions::new(), run);
+        let g = n.inner.create_guard_condition(options, run);
         let close: Arc<dyn Close> = gate;
         let id = handles::insert(Kind::GuardCondition, node.id, Arc::new(g), Some(close));
         // SAFETY: the caller's contract.

@@ -1,4 +1,4 @@
-//! The C program (tests/c) and the C++ smoke program (tests/cpp), compiled
+//! The C program (tests/c) and the C++ programs (tests/cpp), compiled
 //! against include/ and libhibari.so with the system's cc and c++
 //! (`-Wall -Wextra -Werror`), run as real processes: each test in a ROS
 //! domain of its own, with topics of its own, every child bounded by a
@@ -17,9 +17,11 @@ use hibari_testkit::lines::LineChild;
 use hibari_testkit::{tempdir, unique_topic, TempDir, TestDomain, HANG};
 
 struct Programs {
-    _dir: TempDir,
+    /// Holds `libhibari.so`, the library the programs must load.
+    dir: TempDir,
     c: PathBuf,
     cpp: PathBuf,
+    groups: PathBuf,
 }
 
 fn crate_dir() -> PathBuf {
@@ -41,7 +43,7 @@ fn run(mut command: Command, what: &str) {
     );
 }
 
-/// Compiles both programs against libhibari.so, once per test binary.
+/// Compiles the programs against libhibari.so, once per test binary.
 fn programs() -> &'static Programs {
     static BUILT: OnceLock<Programs> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -77,28 +79,49 @@ fn programs() -> &'static Programs {
             .arg(&c);
         link(&mut cc);
         run(cc, "cc tests/c/bad_input.c");
-        let cpp = dir.path().join("smoke");
-        let mut cxx = Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()));
-        // The stand-in message headers first, then the real include/.
-        cxx.args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"])
-            .arg(format!(
-                "-I{}",
-                crate_dir().join("tests/cpp/fake_msgs").display()
-            ))
-            .arg(format!("-I{}", include.display()))
-            .arg(crate_dir().join("tests/cpp/smoke.cpp"))
-            .arg("-o")
-            .arg(&cpp);
-        link(&mut cxx);
-        run(cxx, "c++ tests/cpp/smoke.cpp");
-        Programs { _dir: dir, c, cpp }
+        let cxx = |name: &str| {
+            let out = dir.path().join(name);
+            let mut cxx = Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()));
+            // The stand-in message headers first, then the real include/.
+            cxx.args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"])
+                .arg(format!(
+                    "-I{}",
+                    crate_dir().join("tests/cpp/fake_msgs").display()
+                ))
+                .arg(format!("-I{}", include.display()))
+                .arg(crate_dir().join(format!("tests/cpp/{name}.cpp")))
+                .arg("-o")
+                .arg(&out);
+            link(&mut cxx);
+            run(cxx, &format!("c++ tests/cpp/{name}.cpp"));
+            out
+        };
+        let (cpp, groups) = (cxx("smoke"), cxx("groups"));
+        Programs {
+            dir,
+            c,
+            cpp,
+            groups,
+        }
     })
 }
 
 /// A program of this test in `domain`, its stdout read line by line.
 fn start(program: &Path, args: &[&str], domain: &TestDomain) -> LineChild {
+    // cargo runs tests with its output folders on LD_LIBRARY_PATH, which
+    // the loader reads before the programs' RUNPATH: a libhibari.so left
+    // there by an older build (when the crate's library had that name)
+    // would be loaded instead of this build's. Ours goes first.
+    let ours = programs().dir.path().to_path_buf();
+    let path = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(ours)
+            .chain(std::env::split_paths(&path).filter(|p| !p.as_os_str().is_empty())),
+    )
+    .expect("library folders without ':'");
     let mut command = Command::new(program);
     command
+        .env("LD_LIBRARY_PATH", path)
         .args(args)
         .env("ROS_DOMAIN_ID", domain.id().to_string())
         .env_remove("HIBARI_INTERFACE_PATH")
@@ -175,6 +198,12 @@ fn the_c_program_gets_the_expected_code_for_every_bad_input_and_exits_0() {
     );
     assert!(has("destroyed twice: 3"), "{seen:#?}");
     assert!(has("zero handle: 3"), "{seen:#?}");
+    assert!(has("bad group type: 2 (group_type is 7"), "{seen:#?}");
+    assert!(
+        has("group of another node: 2 (the callback group"),
+        "{seen:#?}"
+    );
+    assert!(has("group of a destroyed node: 3"), "{seen:#?}");
     assert!(!seen.iter().any(|l| l.starts_with("FAILED")), "{seen:#?}");
 }
 
@@ -250,4 +279,22 @@ fn the_cpp_layer_passes_its_selftest_in_one_process() {
     let mut seen = Vec::new();
     expect_line(&selftest, "selftest ok", &mut seen);
     expect_success(&mut selftest, &mut seen);
+}
+
+#[test]
+fn callback_groups_let_a_service_wait_for_a_nested_call_and_timers_overlap_in_cpp() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let mut groups = start(&p.groups, &[], &domain);
+    let mut seen = Vec::new();
+    expect_line(&groups, "groups ok", &mut seen);
+    expect_success(&mut groups, &mut seen);
+    for line in [
+        "nested call with Reentrant groups: 30",
+        "nested call in the default group: -1",
+        "timers of a Reentrant group at once: 2",
+        "timers of a MutuallyExclusive group at once: 1",
+    ] {
+        assert!(seen.iter().any(|l| l == line), "no `{line}`: {seen:#?}");
+    }
 }

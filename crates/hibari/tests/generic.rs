@@ -194,3 +194,34 @@ fn generic_callbacks_of_a_reentrant_group_run_at_the_same_time() {
     let met = met.lock().unwrap().clone();
     assert_eq!(met, vec![true, true], "the two callbacks did not overlap");
 }
+
+/// `loan_from_transport` lends memory only when a transport carries the
+/// message in it (a subscriber in another process: tests/interprocess.rs
+/// and the C ABI's cross-process tests go there): not with nobody
+/// listening, nor to subscribers of this process — of this context or of
+/// another one in the domain, reached without lent memory.
+#[test]
+fn a_transport_lends_no_memory_for_subscribers_of_this_process() {
+    let domain = hibari_testkit::TestDomain::reserve();
+    let ctx = Context::with_domain(domain.id());
+    let node = ctx.create_node("writer").unwrap();
+    let qos = QosProfile::default().reliable();
+    let publisher = node
+        .create_generic_publisher("/lent", "std_msgs/msg/String", qos)
+        .unwrap();
+    assert!(publisher.loan_from_transport(64).is_none());
+    let _local = node
+        .create_polled_subscription::<Chatter>("/lent", qos)
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(1, Duration::from_secs(10)));
+    assert!(publisher.loan_from_transport(64).is_none());
+    let other = Context::with_domain(domain.id());
+    let _remote = other
+        .create_node("reader")
+        .unwrap()
+        .create_polled_subscription::<Chatter>("/lent", qos)
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(2, Duration::from_secs(10)));
+    assert!(publisher.loan_from_transport(64).is_none());
+    drop(domain);
+}

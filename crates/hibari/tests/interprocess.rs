@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use hibari::msg::sensor_msgs::msg::Image;
 use hibari::msg::std_msgs::msg::String as RosString;
-use hibari::{Context, QosProfile, SampleInfo, SingleThreadedExecutor};
+use hibari::{Context, Message, QosProfile, SampleInfo, SingleThreadedExecutor};
 use hibari_testkit::TestDomain;
 
 const CHILD: &str = "HIBARI_TEST_CHILD";
@@ -90,6 +90,28 @@ fn child() {
             for seq in 0..20u32 {
                 let (mut loan, pixels) = p.loan_message(&header, "data", 1920 * 1080 * 3).unwrap();
                 loan[pixels].fill((seq % 251) as u8);
+                loan.send().unwrap();
+            }
+            std::thread::sleep(Duration::from_secs(60));
+        }
+        "transport_lender" => {
+            // Bytes written where the shared-memory transport lends them
+            // (loan_from_transport): the subscriber is in another process.
+            let p = node
+                .create_generic_publisher(
+                    "/camera/image",
+                    "sensor_msgs/msg/Image",
+                    QosProfile::default().keep_last(4),
+                )
+                .unwrap();
+            assert!(p.wait_for_subscribers(1, Duration::from_secs(20)));
+            for seq in 0..20 {
+                let cdr = frame(seq).to_cdr().unwrap();
+                let mut loan = p
+                    .loan_from_transport(cdr.len())
+                    .expect("a subscriber in another process: the transport lends")
+                    .unwrap();
+                loan.copy_from_slice(&cdr);
                 loan.send().unwrap();
             }
             std::thread::sleep(Duration::from_secs(60));
@@ -284,6 +306,11 @@ fn a_view_subscription_reads_frames_in_the_publishers_read_only_shared_memory() 
 #[test]
 fn frames_written_in_place_in_loans_arrive_whole_through_shared_memory() {
     view_frames_from("loaner");
+}
+
+#[test]
+fn bytes_written_in_memory_the_transport_lends_arrive_through_shared_memory() {
+    view_frames_from("transport_lender");
 }
 
 fn view_frames_from(role: &str) {

@@ -29,6 +29,8 @@
 // dependent lookup):
 //   void cdr_serialize(const T &msg, hibari::cdr::Writer &w);
 //   void cdr_deserialize(hibari::cdr::Reader &r, T &msg);
+// and T::View, which reads a payload in place instead of copying it
+// (hibari/view.hpp, over Reader's read_string_view and read_in_place).
 #pragma once
 
 #include <array>
@@ -38,6 +40,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -109,15 +112,45 @@ class Writer {
   /// Counts the bytes a message needs, header included, without writing.
   Writer() : out_(nullptr), pos_(header_size), swap_(false) {}
 
+  /// Writes the header and then the fields into `capacity` bytes at `data`
+  /// (lent memory, say: serialized_size first); a write past them throws
+  /// EncodeError. size() is then the bytes written.
+  Writer(uint8_t *data, size_t capacity)
+      : out_(nullptr), raw_(data), capacity_(capacity), pos_(0), swap_(!detail::host_is_little_endian()) {
+    const uint8_t header[header_size] = {0x00, 0x01, 0x00, 0x00};
+    std::memcpy(grow(header_size), header, header_size);
+    pos_ = header_size;
+  }
+
   /// Bytes written (or counted) so far, header included.
   size_t size() const { return pos_; }
+
+  /// No hole was left (hole_offset()).
+  static constexpr size_t no_hole = std::numeric_limits<size_t>::max();
+
+  /// Leaves one sequence's elements out: the write_sequence of the vector
+  /// at `field` (a member of the message written) writes `count` as its
+  /// length and, in place of its elements, leaves a hole of `count`
+  /// elements — aligned as they would be, the fields after it where they go
+  /// after them — whose offset hole_offset() then tells. A counting Writer
+  /// counts the hole; one writing at an address leaves its bytes as they
+  /// are, to be filled there (Publisher::loan_with_array); a vector gets
+  /// zeros.
+  void leave_hole(const void *field, size_t count) {
+    hole_field_ = field;
+    hole_count_ = count;
+  }
+
+  /// Offset of the hole's first byte (header included), or no_hole if the
+  /// sequence was not written.
+  size_t hole_offset() const { return hole_at_; }
 
   /// One primitive, aligned to its size.
   template <class T>
   void write(T value) {
     static_assert(detail::is_primitive_v<T>, "hibari::cdr::Writer::write takes a CDR primitive");
     align(sizeof(T));
-    if (out_ != nullptr) {
+    if (writes()) {
       if (swap_ && sizeof(T) > 1) {
         detail::reverse_bytes(value);
       }
@@ -166,6 +199,10 @@ class Writer {
   /// A counted sequence of primitives: count, then (if any) the elements.
   template <class T, class A>
   void write_sequence(const std::vector<T, A> &v, size_t bound, const char *field) {
+    if (hole_field_ != nullptr && static_cast<const void *>(&v) == hole_field_) {
+      write_hole<T>(bound, field);
+      return;
+    }
     write_count(v.size(), bound, field);
     write_elements(v.data(), v.size());
   }
@@ -199,7 +236,7 @@ class Writer {
       }
       return;
     }
-    if (out_ != nullptr) {
+    if (writes()) {
       if (swap_ && sizeof(T) > 1) {
         for (size_t i = 0; i < n; ++i) {
           write(data[i]);
@@ -214,26 +251,59 @@ class Writer {
  private:
   void align(size_t n) {
     const size_t pad = (n - (pos_ - header_size) % n) % n;
-    if (pad != 0 && out_ != nullptr) {
+    if (pad != 0 && writes()) {
       std::memset(grow(pad), 0, pad);
     }
     pos_ += pad;
   }
 
   void put(const void *data, size_t n) {
-    if (out_ != nullptr && n != 0) {
+    if (writes() && n != 0) {
       std::memcpy(grow(n), data, n);
     }
     pos_ += n;
   }
 
+  bool writes() const { return out_ != nullptr || raw_ != nullptr; }
+
+  /// The hole leave_hole asked for, in place of a sequence of T.
+  template <class T>
+  void write_hole(size_t bound, const char *field) {
+    static_assert(detail::is_primitive_v<T>, "hibari::cdr::Writer::leave_hole takes a sequence of CDR primitives");
+    const size_t count = hole_count_;
+    hole_field_ = nullptr;
+    write_count(count, bound, field);
+    if (count > (std::numeric_limits<size_t>::max() - pos_) / sizeof(T)) {
+      throw EncodeError(detail::field_label(field) + "a hole of " + std::to_string(count) + " elements is too large");
+    }
+    if (count != 0) {
+      align(sizeof(T));
+    }
+    hole_at_ = pos_;
+    if (writes() && count != 0) {
+      grow(count * sizeof(T));
+    }
+    pos_ += count * sizeof(T);
+  }
+
+  /// Room for `n` more bytes at the end of what is written (pos_).
   uint8_t *grow(size_t n) {
-    const size_t old = out_->size();
-    out_->resize(old + n);
-    return out_->data() + old;
+    if (raw_ != nullptr) {
+      if (n > capacity_ - pos_) {
+        throw EncodeError("the message needs more than the " + std::to_string(capacity_) + " bytes given to write it");
+      }
+      return raw_ + pos_;
+    }
+    out_->resize(pos_ + n);
+    return out_->data() + pos_;
   }
 
   std::vector<uint8_t> *out_;
+  uint8_t *raw_ = nullptr;
+  size_t capacity_ = 0;
+  const void *hole_field_ = nullptr;
+  size_t hole_count_ = 0;
+  size_t hole_at_ = no_hole;
   size_t pos_;
   bool swap_;
 };
@@ -242,6 +312,10 @@ class Writer {
 /// functions call it. Every read checks the bytes left first.
 class Reader {
  public:
+  /// A reader at the end of an empty little-endian payload: every read
+  /// throws. What a default-constructed view holds.
+  Reader() : data_(empty_payload()), len_(header_size), pos_(header_size), swap_(!detail::host_is_little_endian()) {}
+
   /// Reads the encapsulation header: 00 01 (little-endian) or 00 00 (big-endian).
   Reader(const uint8_t *data, size_t len) : data_(data), len_(len), pos_(header_size) {
     if (data == nullptr && len != 0) {
@@ -262,8 +336,8 @@ class Reader {
       throw DecodeError("unsupported encapsulation header " + hex +
                         ": expected 00 01 (CDR little-endian) or 00 00 (CDR big-endian)");
     }
-    const bool little = data[1] == 1;
-    swap_ = little != detail::host_is_little_endian();
+    little_ = data[1] == 1;
+    swap_ = little_ != detail::host_is_little_endian();
   }
 
   /// Offset of the next byte, header included.
@@ -271,6 +345,9 @@ class Reader {
 
   /// Bytes not yet read.
   size_t remaining() const { return len_ - pos_; }
+
+  /// Whether the payload is little-endian (header 00 01).
+  bool little_endian() const { return little_; }
 
   /// One primitive, aligned to its size; a bool must be 0 or 1.
   template <class T>
@@ -312,11 +389,16 @@ class Reader {
   /// A string; length 0 reads as "" (as Fast CDR), otherwise the last
   /// byte must be the NUL terminator. `bound` counts bytes without the NUL.
   void read_string(std::string &out, size_t bound, const char *field) {
+    out.assign(read_string_view(bound, field));
+  }
+
+  /// A string as read_string checks it, left in place: its bytes without
+  /// the NUL, valid as long as the input is.
+  std::string_view read_string_view(size_t bound, const char *field) {
     const size_t at = position_after_align(4);
     const size_t len = read_count(1, unbounded, field);
     if (len == 0) {
-      out.clear();
-      return;
+      return std::string_view();
     }
     if (data_[pos_ + len - 1] != 0) {
       throw DecodeError(detail::field_label(field) + "string of length " + std::to_string(len) + " at offset " +
@@ -326,8 +408,9 @@ class Reader {
       throw DecodeError(detail::field_label(field) + "string of " + std::to_string(len - 1) + " bytes at offset " +
                         std::to_string(at) + " exceeds the bound " + std::to_string(bound));
     }
-    out.assign(reinterpret_cast<const char *>(data_ + pos_), len - 1);
+    const std::string_view s(reinterpret_cast<const char *>(data_ + pos_), len - 1);
     pos_ += len;
+    return s;
   }
 
   /// A wstring (see the file comment); each code unit must fit in 16 bits.
@@ -391,6 +474,34 @@ class Reader {
     pos_ += n * sizeof(T);
   }
 
+  /// `n` primitives of type T as read_elements checks them (aligned to
+  /// sizeof(T) unless `n` is 0, a bool 0 or 1), left in place: returns the
+  /// address of the first element's bytes, in the payload's byte order and
+  /// not necessarily aligned in memory for T (hibari/view.hpp reads them).
+  template <class T>
+  const uint8_t *read_in_place(size_t n, const char *field) {
+    static_assert(detail::is_primitive_v<T>, "hibari::cdr::Reader::read_in_place takes CDR primitives");
+    if (n == 0) {
+      return data_ + pos_;
+    }
+    align(sizeof(T), field);
+    if (n > remaining() / sizeof(T)) {
+      throw DecodeError(detail::field_label(field) + "truncated input: needed " +
+                        std::to_string(static_cast<uint64_t>(n) * sizeof(T)) + " more bytes at offset " +
+                        std::to_string(pos_) + ", " + std::to_string(remaining()) + " left");
+    }
+    const uint8_t *first = data_ + pos_;
+    if constexpr (std::is_same_v<T, bool>) {
+      for (size_t i = 0; i < n; ++i) {
+        to_bool(data_[pos_], field);
+        ++pos_;
+      }
+      return first;
+    }
+    pos_ += n * sizeof(T);
+    return first;
+  }
+
   /// Ends a payload: at most 3 bytes may follow the last field.
   void finish() const {
     if (remaining() > 3) {
@@ -400,6 +511,11 @@ class Reader {
   }
 
  private:
+  static const uint8_t *empty_payload() {
+    static const uint8_t bytes[header_size] = {0x00, 0x01, 0x00, 0x00};
+    return bytes;
+  }
+
   size_t position_after_align(size_t n) const { return pos_ + (n - (pos_ - header_size) % n) % n; }
 
   void align(size_t n, const char *field) {
@@ -427,6 +543,7 @@ class Reader {
   const uint8_t *data_;
   size_t len_;
   size_t pos_;
+  bool little_ = true;
   bool swap_ = false;
 };
 
@@ -435,6 +552,16 @@ template <class T>
 void to_cdr(const T &msg, std::vector<uint8_t> &out) {
   Writer w(out);
   cdr_serialize(msg, w);
+}
+
+/// Encodes `msg` into `capacity` bytes at `data` (serialized_size(msg) of
+/// them suffice: lent memory, say); returns the bytes written, header
+/// included. Throws EncodeError if they do not suffice.
+template <class T>
+size_t to_cdr(const T &msg, uint8_t *data, size_t capacity) {
+  Writer w(data, capacity);
+  cdr_serialize(msg, w);
+  return w.size();
 }
 
 /// Exact encoded size of `msg` in bytes, header included.

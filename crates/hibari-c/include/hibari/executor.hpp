@@ -124,8 +124,9 @@ public:
   }
 };
 
-/// Runs callbacks on `number_of_threads` threads (0: one per core); one
-/// node's callbacks still run one at a time.
+/// Runs callbacks on `number_of_threads` threads (0: one per core). One
+/// mutually exclusive callback group's callbacks still run one at a time —
+/// so one node's do, unless some are in other groups (callback_group.hpp).
 class MultiThreadedExecutor : public Executor {
 public:
   using SharedPtr = std::shared_ptr<MultiThreadedExecutor>;

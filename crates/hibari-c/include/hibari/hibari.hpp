@@ -25,6 +25,7 @@
 // std::shared_ptr, not copyable); entities keep their node alive.
 #pragma once
 
+#include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
 #include "hibari/executor.hpp"

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
 #include "hibari/logging.hpp"
@@ -73,6 +74,13 @@ public:
   }
   Clock::SharedPtr get_clock() const { return clock_; }
 
+  /// A callback group of this node, for its entities' callbacks (see
+  /// callback_group.hpp). Entities created without one run in the node's
+  /// default group, mutually exclusive.
+  CallbackGroup::SharedPtr create_callback_group(CallbackGroupType type) {
+    return std::make_shared<CallbackGroup>(handle_, type);
+  }
+
   // Topics.
 
   template <class T>
@@ -81,8 +89,20 @@ public:
   }
 
   template <class T, class F>
-  typename Subscription<T>::SharedPtr create_subscription(const std::string &topic, const QoS &qos, F &&callback) {
-    return std::make_shared<Subscription<T>>(handle_, topic, qos, std::forward<F>(callback));
+  typename Subscription<T>::SharedPtr create_subscription(const std::string &topic, const QoS &qos, F &&callback,
+                                                          const SubscriptionOptions &options = SubscriptionOptions()) {
+    return std::make_shared<Subscription<T>>(handle_, topic, qos, std::forward<F>(callback), options);
+  }
+
+  /// A subscription whose callback gets each sample's zero-copy view,
+  /// read in place: void(const T::View &[, const MessageInfo &]). The view
+  /// (and every span and string_view in it) is valid only during the call;
+  /// see ViewSubscription.
+  template <class T, class F>
+  typename ViewSubscription<T>::SharedPtr create_view_subscription(
+      const std::string &topic, const QoS &qos, F &&callback,
+      const SubscriptionOptions &options = SubscriptionOptions()) {
+    return std::make_shared<ViewSubscription<T>>(handle_, topic, qos, std::forward<F>(callback), options);
   }
 
   /// A publisher of CDR bytes of the type named `type_name`.
@@ -95,39 +115,47 @@ public:
   template <class F>
   SerializedSubscription::SharedPtr create_serialized_subscription(const std::string &topic,
                                                                    const std::string &type_name, const QoS &qos,
-                                                                   F &&callback) {
-    return std::make_shared<SerializedSubscription>(handle_, topic, type_name, qos, std::forward<F>(callback));
+                                                                   F &&callback,
+                                                                   const SubscriptionOptions &options =
+                                                                       SubscriptionOptions()) {
+    return std::make_shared<SerializedSubscription>(handle_, topic, type_name, qos, std::forward<F>(callback),
+                                                    options);
   }
 
   // Services.
 
   template <class S, class F>
   typename Service<S>::SharedPtr create_service(const std::string &name, F &&callback,
-                                                const QoS &qos = ServicesQoS()) {
-    return std::make_shared<Service<S>>(handle_, name, std::forward<F>(callback), qos);
+                                                const QoS &qos = ServicesQoS(),
+                                                CallbackGroup::SharedPtr group = nullptr) {
+    return std::make_shared<Service<S>>(handle_, name, std::forward<F>(callback), qos, group);
   }
 
   template <class S>
-  typename Client<S>::SharedPtr create_client(const std::string &name, const QoS &qos = ServicesQoS()) {
-    return std::make_shared<Client<S>>(handle_, name, qos);
+  typename Client<S>::SharedPtr create_client(const std::string &name, const QoS &qos = ServicesQoS(),
+                                              CallbackGroup::SharedPtr group = nullptr) {
+    return std::make_shared<Client<S>>(handle_, name, qos, group);
   }
 
   // Timers and guard conditions.
 
   template <class Rep, class Period, class F>
-  WallTimer::SharedPtr create_wall_timer(std::chrono::duration<Rep, Period> period, F &&callback) {
+  WallTimer::SharedPtr create_wall_timer(std::chrono::duration<Rep, Period> period, F &&callback,
+                                         CallbackGroup::SharedPtr group = nullptr) {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(period);
-    return std::make_shared<WallTimer>(handle_, ns, std::forward<F>(callback));
+    return std::make_shared<WallTimer>(handle_, ns, std::forward<F>(callback), group);
   }
 
   /// A timer on steady time too (simulated time is not offered in C++ yet).
   template <class Rep, class Period, class F>
-  TimerBase::SharedPtr create_timer(std::chrono::duration<Rep, Period> period, F &&callback) {
-    return create_wall_timer(period, std::forward<F>(callback));
+  TimerBase::SharedPtr create_timer(std::chrono::duration<Rep, Period> period, F &&callback,
+                                    CallbackGroup::SharedPtr group = nullptr) {
+    return create_wall_timer(period, std::forward<F>(callback), std::move(group));
   }
 
-  GuardCondition::SharedPtr create_guard_condition(std::function<void()> callback = [] {}) {
-    return std::make_shared<GuardCondition>(handle_, std::move(callback));
+  GuardCondition::SharedPtr create_guard_condition(std::function<void()> callback = [] {},
+                                                   CallbackGroup::SharedPtr group = nullptr) {
+    return std::make_shared<GuardCondition>(handle_, std::move(callback), group);
   }
 
   // Parameters.

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -154,53 +155,56 @@ public:
   Publisher(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos)
       : PublisherBase(std::move(node), topic, T::TYPE_NAME, qos) {}
 
-  /// Encodes `msg` (into a buffer this thread reuses) and publishes it.
+  /// Encodes `msg` straight into the memory the transport carries — the
+  /// shared memory subscribers in other processes read in place, else a
+  /// buffer handed to the subscribers of this process — and publishes it:
+  /// its exact size first, then one pass that writes it, no other copy.
   void publish(const T &msg) {
-    thread_local std::vector<uint8_t> buffer;
-    hibari::cdr::to_cdr(msg, buffer);
-    publish_serialized(buffer.data(), buffer.size());
+    Encoding e{&msg, nullptr};
+    const size_t len = hibari::cdr::serialized_size(msg);
+    const hibari_ret_t r = hibari_publisher_publish_with(handle_, len, &Publisher::encode, &e);
+    if (e.error) std::rethrow_exception(e.error);
+    detail::check(r, "publish");
   }
   void publish(std::unique_ptr<T> msg) { publish(*msg); }
 
   /// Lays `msg` out in lent memory with its array `field` (a std::vector of
   /// numbers, empty or not in `msg`) left as a hole of `count` elements,
-  /// to fill in place before publish(). The other fields are written now.
+  /// to fill in place before publish(). The other fields are written now,
+  /// straight into the loan (hibari::cdr::Writer::leave_hole).
   template <class E> LoanedArray<E> loan_with_array(const T &msg, std::vector<E> T::*field, size_t count) {
     static_assert(std::is_arithmetic<E>::value && !std::is_same<E, bool>::value,
                   "loan_with_array needs an array of numbers");
-    // The array's place: encode it with two small lengths of count's
-    // remainder mod 8 (so what follows it is aligned as it will be) and
-    // find where the encodings part — at the array's length.
-    T probe = msg;
-    const size_t r = count % 8;
-    (probe.*field).assign(r + 8, E{});
-    const std::vector<uint8_t> a = hibari::cdr::to_cdr(probe);
-    (probe.*field).assign(r + 16, E{});
-    const std::vector<uint8_t> b = hibari::cdr::to_cdr(probe);
-    const size_t q = static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first - a.begin());
-    const size_t align = std::min<size_t>(sizeof(E), 8);
-    const size_t body = q + 4 - 4;  // CDR aligns from the end of the 4-byte header
-    const size_t at = 4 + (body + align - 1) / align * align;
-    const size_t small = (r + 8) * sizeof(E);
-    auto length_at = [&](const std::vector<uint8_t> &v) {
-      uint32_t n = 0;
-      for (int i = 3; i >= 0; i--) n = (n << 8) | v[q + static_cast<size_t>(i)];
-      return n;
-    };
-    if (q + 4 > a.size() || at + small > a.size() || length_at(a) != r + 8 || length_at(b) != r + 16 ||
-        !std::equal(a.begin() + static_cast<std::ptrdiff_t>(at + small), a.end(),
-                    b.begin() + static_cast<std::ptrdiff_t>(at + (r + 16) * sizeof(E)), b.end())) {
+    const void *array = &(msg.*field);
+    hibari::cdr::Writer counter;
+    counter.leave_hole(array, count);
+    cdr_serialize(msg, counter);
+    if (counter.hole_offset() == hibari::cdr::Writer::no_hole) {
       throw exceptions::HibariError(HIBARI_ERROR, "loan_with_array: the field's place in the CDR could not be found");
     }
-    std::vector<uint8_t> skeleton(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(at));
-    skeleton.insert(skeleton.end(), a.begin() + static_cast<std::ptrdiff_t>(at + small), a.end());
-    const uint32_t n = static_cast<uint32_t>(count);
-    for (size_t i = 0; i < 4; i++) skeleton[q + i] = static_cast<uint8_t>(n >> (8 * i));
-    hibari_loan_t l{};
-    uint8_t *hole = nullptr;
-    detail::check(hibari_publisher_loan_with_hole(handle_, skeleton.data(), skeleton.size(), at, count * sizeof(E), &l, &hole),
-                  "loan_with_array");
-    return LoanedArray<E>(LoanedBytes(l), hole, count);
+    LoanedBytes lent = loan(counter.size());
+    hibari::cdr::Writer writer(lent.data(), lent.size());
+    writer.leave_hole(array, count);
+    cdr_serialize(msg, writer);
+    uint8_t *hole = lent.data() + writer.hole_offset();
+    return LoanedArray<E>(std::move(lent), hole, count);
+  }
+
+private:
+  struct Encoding {
+    const T *msg;
+    std::exception_ptr error;
+  };
+
+  /// hibari_publisher_publish_with's write function: no exception leaves it.
+  static bool encode(uint8_t *data, size_t len, void *user) noexcept {
+    auto *e = static_cast<Encoding *>(user);
+    try {
+      return hibari::cdr::to_cdr(*e->msg, data, len) == len;
+    } catch (...) {
+      e->error = std::current_exception();
+      return false;
+    }
   }
 };
 

@@ -10,7 +10,11 @@
 // A client's async_send_request needs no executor: the response is
 // decoded, and the future completed, on the thread that delivers it (then
 // the client's node is woken, so spin_until_future_complete returns at
-// once). A callback given to async_send_request runs there too.
+// once). A callback given to async_send_request runs there too. So a
+// service callback may wait on a client's future (future.wait_for) while a
+// MultiThreadedExecutor spins its node, provided the service it calls can
+// run meanwhile: not in the same mutually exclusive callback group (see
+// callback_group.hpp; the node's default group is one).
 #pragma once
 
 #include <hibari.h>
@@ -26,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
 #include "hibari/qos.hpp"
@@ -58,11 +63,16 @@ public:
   using Request = typename S::Request;
   using Response = typename S::Response;
 
+  /// Its callback runs in `group` (null: the node's default group).
   template <class F>
-  Service(std::shared_ptr<detail::NodeHandle> node, const std::string &name, F &&callback, const QoS &qos)
+  Service(std::shared_ptr<detail::NodeHandle> node, const std::string &name, F &&callback, const QoS &qos,
+          const CallbackGroup::SharedPtr &group = nullptr)
       : node_(std::move(node)), box_(new detail::ServiceBox(adapt(node_->handle, std::forward<F>(callback)))) {
-    const hibari_ret_t r = hibari_service_create(node_->handle, name.c_str(), S::TYPE_NAME, &qos.get_c_qos(),
-                                                 detail::on_request, box_, &handle_);
+    const hibari_ret_t r =
+        group ? hibari_service_create_in_group(node_->handle, group->get_c_handle(), name.c_str(), S::TYPE_NAME,
+                                               &qos.get_c_qos(), detail::on_request, box_, &handle_)
+              : hibari_service_create(node_->handle, name.c_str(), S::TYPE_NAME, &qos.get_c_qos(), detail::on_request,
+                                      box_, &handle_);
     if (r != HIBARI_OK) {
       delete box_;
       detail::check(r, "create_service");
@@ -139,9 +149,16 @@ public:
     SharedFuture share() const { return future; }
   };
 
-  Client(std::shared_ptr<detail::NodeHandle> node, const std::string &name, const QoS &qos) : node_(std::move(node)) {
-    detail::check(hibari_client_create(node_->handle, name.c_str(), S::TYPE_NAME, &qos.get_c_qos(), &handle_),
-                  "create_client");
+  /// In `group` (null: the node's default group), as rclcpp's: it only
+  /// holds the client's wake-up of its node (see above).
+  Client(std::shared_ptr<detail::NodeHandle> node, const std::string &name, const QoS &qos,
+         const CallbackGroup::SharedPtr &group = nullptr)
+      : node_(std::move(node)) {
+    const hibari_ret_t r =
+        group ? hibari_client_create_in_group(node_->handle, group->get_c_handle(), name.c_str(), S::TYPE_NAME,
+                                              &qos.get_c_qos(), &handle_)
+              : hibari_client_create(node_->handle, name.c_str(), S::TYPE_NAME, &qos.get_c_qos(), &handle_);
+    detail::check(r, "create_client");
   }
   /// Pending requests complete with hibari::exceptions::Canceled.
   ~Client() { hibari_client_destroy(handle_); }

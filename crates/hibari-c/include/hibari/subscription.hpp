@@ -10,6 +10,9 @@
 // create_serialized_subscription's callback gets the CDR bytes themselves,
 // borrowed for the call — from another process, read in place in the
 // publisher's shared memory: void(ByteSpan[, const MessageInfo &]).
+// create_view_subscription<T>'s callback gets T's zero-copy view
+// (hibari/view.hpp) of those same bytes, parsed without copying arrays or
+// strings: void(const T::View &[, const MessageInfo &]).
 #pragma once
 
 #include <hibari.h>
@@ -23,12 +26,19 @@
 #include <type_traits>
 #include <utility>
 
+#include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
 #include "hibari/logging.hpp"
 #include "hibari/qos.hpp"
 
 namespace hibari {
+
+/// rclcpp's SubscriptionOptions: the callback group the callback runs in
+/// (null: the node's default group).
+struct SubscriptionOptions {
+  CallbackGroup::SharedPtr callback_group;
+};
 
 /// What came with a sample.
 struct MessageInfo {
@@ -78,10 +88,16 @@ inline void on_sample(const uint8_t *cdr, size_t len, const hibari_sample_info_t
 class SubscriptionBase {
 public:
   SubscriptionBase(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const std::string &type_name,
-                   const QoS &qos, detail::RawCallback callback)
+                   const QoS &qos, detail::RawCallback callback,
+                   const SubscriptionOptions &options = SubscriptionOptions())
       : node_(std::move(node)), box_(new detail::RawBox(std::move(callback))) {
-    const hibari_ret_t r = hibari_subscription_create(node_->handle, topic.c_str(), type_name.c_str(), &qos.get_c_qos(),
-                                                      detail::on_sample, box_, &handle_);
+    const auto &group = options.callback_group;
+    const hibari_ret_t r =
+        group ? hibari_subscription_create_in_group(node_->handle, group->get_c_handle(), topic.c_str(),
+                                                    type_name.c_str(), &qos.get_c_qos(), detail::on_sample, box_,
+                                                    &handle_)
+              : hibari_subscription_create(node_->handle, topic.c_str(), type_name.c_str(), &qos.get_c_qos(),
+                                           detail::on_sample, box_, &handle_);
     if (r != HIBARI_OK) {
       delete box_;
       detail::check(r, "create_subscription");
@@ -116,8 +132,9 @@ public:
   using SharedPtr = std::shared_ptr<Subscription<T>>;
 
   template <class F>
-  Subscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos, F &&callback)
-      : SubscriptionBase(node, topic, T::TYPE_NAME, qos, adapt(node, std::forward<F>(callback))) {}
+  Subscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos, F &&callback,
+               const SubscriptionOptions &options = SubscriptionOptions())
+      : SubscriptionBase(node, topic, T::TYPE_NAME, qos, adapt(node, std::forward<F>(callback)), options) {}
 
 private:
   /// The callback, behind a decoder for its signature.
@@ -168,6 +185,50 @@ private:
   }
 };
 
+/// A subscription of the message type T whose callback reads each sample
+/// in place, through T::View (`sensor_msgs::msg::ImageView`: the pixels are
+/// a hibari::Span of the received bytes, from another process the
+/// publisher's shared memory). The view is valid only during the call: it
+/// points into bytes that are handed back when the callback returns, so
+/// neither it nor any span, string_view or iterator taken from it may be
+/// kept; copy what must outlive the call (view.to_message(), or a field).
+/// Callbacks: void(const T::View &[, const MessageInfo &]). A sample that
+/// does not parse is logged (ERROR) and skipped.
+template <class T> class ViewSubscription : public SubscriptionBase {
+public:
+  using SharedPtr = std::shared_ptr<ViewSubscription<T>>;
+  using View = typename T::View;
+
+  template <class F>
+  ViewSubscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos, F &&callback,
+                   const SubscriptionOptions &options = SubscriptionOptions())
+      : SubscriptionBase(node, topic, T::TYPE_NAME, qos, adapt(node, std::forward<F>(callback)), options) {}
+
+private:
+  template <class F> static detail::RawCallback adapt(const std::shared_ptr<detail::NodeHandle> &node, F &&f) {
+    using Fn = std::decay_t<F>;
+    constexpr bool with_info = std::is_invocable<Fn &, const View &, const MessageInfo &>::value;
+    static_assert(with_info || std::is_invocable<Fn &, const View &>::value,
+                  "a view subscription callback takes (const T::View &[, const hibari::MessageInfo &])");
+    hibari_node_t n = node->handle;
+    return [f = Fn(std::forward<F>(f)), n](ByteSpan bytes, const MessageInfo &info) mutable {
+      View view;
+      try {
+        view = View::parse(bytes.data(), bytes.size());
+      } catch (const std::exception &e) {
+        const std::string text = std::string("a sample of ") + T::TYPE_NAME + " does not parse: " + e.what();
+        hibari_log(n, HIBARI_LOG_ERROR, __FILE__, __LINE__, "hibari::ViewSubscription", text.c_str());
+        return;
+      }
+      if constexpr (with_info) {
+        f(static_cast<const View &>(view), info);
+      } else {
+        f(static_cast<const View &>(view));
+      }
+    };
+  }
+};
+
 /// A subscription of CDR bytes of a type named at run time, read in place.
 class SerializedSubscription : public SubscriptionBase {
 public:
@@ -175,8 +236,9 @@ public:
 
   template <class F>
   SerializedSubscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic,
-                         const std::string &type_name, const QoS &qos, F &&callback)
-      : SubscriptionBase(std::move(node), topic, type_name, qos, adapt(std::forward<F>(callback))) {}
+                         const std::string &type_name, const QoS &qos, F &&callback,
+                         const SubscriptionOptions &options = SubscriptionOptions())
+      : SubscriptionBase(std::move(node), topic, type_name, qos, adapt(std::forward<F>(callback)), options) {}
 
 private:
   template <class F> static detail::RawCallback adapt(F &&f) {

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
 
@@ -21,14 +22,21 @@ inline void on_tick(void *user) { VoidBox::call(user); }
 }  // namespace detail
 
 /// A timer: its callback runs on the executor spinning its node every
-/// period, the first time one period after it was created.
+/// period, the first time one period after it was created, in `group`
+/// (null: the node's default group). It never overlaps its own previous
+/// tick, whatever its group.
 class TimerBase {
 public:
   using SharedPtr = std::shared_ptr<TimerBase>;
 
-  template <class F> TimerBase(std::shared_ptr<detail::NodeHandle> node, std::chrono::nanoseconds period, F &&callback)
+  template <class F>
+  TimerBase(std::shared_ptr<detail::NodeHandle> node, std::chrono::nanoseconds period, F &&callback,
+            const CallbackGroup::SharedPtr &group = nullptr)
       : node_(std::move(node)), box_(new detail::VoidBox(adapt(std::forward<F>(callback)))) {
-    const hibari_ret_t r = hibari_timer_create(node_->handle, period.count(), detail::on_tick, box_, &handle_);
+    const hibari_ret_t r =
+        group ? hibari_timer_create_in_group(node_->handle, group->get_c_handle(), period.count(), detail::on_tick,
+                                             box_, &handle_)
+              : hibari_timer_create(node_->handle, period.count(), detail::on_tick, box_, &handle_);
     if (r != HIBARI_OK) {
       delete box_;
       detail::check(r, "create_wall_timer");
@@ -80,14 +88,19 @@ public:
 };
 
 /// A guard condition: trigger() it from any thread to have the executor
-/// spinning its node run the callback.
+/// spinning its node run the callback, in `group` (null: the node's default
+/// group).
 class GuardCondition {
 public:
   using SharedPtr = std::shared_ptr<GuardCondition>;
 
-  GuardCondition(std::shared_ptr<detail::NodeHandle> node, std::function<void()> callback)
+  GuardCondition(std::shared_ptr<detail::NodeHandle> node, std::function<void()> callback,
+                 const CallbackGroup::SharedPtr &group = nullptr)
       : node_(std::move(node)), box_(new detail::VoidBox(std::move(callback))) {
-    const hibari_ret_t r = hibari_guard_condition_create(node_->handle, detail::on_tick, box_, &handle_);
+    const hibari_ret_t r =
+        group ? hibari_guard_condition_create_in_group(node_->handle, group->get_c_handle(), detail::on_tick, box_,
+                                                       &handle_)
+              : hibari_guard_condition_create(node_->handle, detail::on_tick, box_, &handle_);
     if (r != HIBARI_OK) {
       delete box_;
       detail::check(r, "create_guard_condition");

@@ -11,6 +11,7 @@ use crate::*;
 
 mod entities;
 mod errors;
+mod groups;
 mod parameters;
 mod services;
 mod topics;

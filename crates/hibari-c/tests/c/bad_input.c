@@ -19,6 +19,8 @@ static void expect(const char *what, hibari_ret_t got, hibari_ret_t want) {
 
 #define OK(call) expect(#call, (call), HIBARI_OK)
 
+static void nothing(void *user_data) { (void)user_data; }
+
 int main(void) {
   hibari_context_t context = {0};
   hibari_node_t node = {0};
@@ -66,6 +68,18 @@ int main(void) {
   hibari_bytes_t response = {0};
   expect("no server", hibari_client_call(client, request, sizeof request, 100000000, &response),
          HIBARI_ERROR_NOT_FOUND);
+  /* A callback group serves the entities of its own node only. */
+  hibari_node_t other = {0};
+  hibari_callback_group_t group = {0};
+  hibari_timer_t timer = {0};
+  expect("bad group type", hibari_callback_group_create(node, 7, &group), HIBARI_ERROR_INVALID_ARGUMENT);
+  OK(hibari_node_create(context, "bad_input_other", NULL, &other));
+  OK(hibari_callback_group_create(other, HIBARI_CALLBACK_GROUP_REENTRANT, &group));
+  expect("group of another node", hibari_timer_create_in_group(node, group, 1000000, nothing, NULL, &timer),
+         HIBARI_ERROR_INVALID_ARGUMENT);
+  OK(hibari_timer_create_in_group(other, group, 1000000, nothing, NULL, &timer));
+  OK(hibari_node_destroy(other));
+  expect("group of a destroyed node", hibari_callback_group_destroy(group), HIBARI_ERROR_INVALID_HANDLE);
   OK(hibari_node_destroy(node));
   expect("entity of a destroyed node", hibari_client_destroy(client), HIBARI_ERROR_INVALID_HANDLE);
   hibari_qos_t qos = hibari_qos_default();

@@ -13,6 +13,7 @@
 
 #include <example_interfaces/srv/add_two_ints.hpp>
 #include <sensor_msgs/msg/image.hpp>
+#include <sensor_msgs/msg/joint_state.hpp>
 #include <std_msgs/msg/string.hpp>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 using namespace std::chrono_literals;
 using String = std_msgs::msg::String;
 using Image = sensor_msgs::msg::Image;
+using JointState = sensor_msgs::msg::JointState;
 using AddTwoInts = example_interfaces::srv::AddTwoInts;
 
 namespace {
@@ -256,6 +258,47 @@ int selftest() {
   EXPECT(!loan.valid());
   spin_a_little(node);
   EXPECT(seen_bytes == cdr.size() && by_ref == 2);
+
+  // loan_with_array writes every field around the hole where to_cdr puts
+  // them — 8-byte elements after strings (aligned), fields after the
+  // array, an empty hole, the last field — and publish(const T &) encodes
+  // into lent memory exactly what to_cdr writes.
+  {
+    JointState joints;
+    joints.frame_id = "arm";
+    joints.name = {"a", "bc"};
+    joints.velocity = {1.5, -2.0, 3.25};
+    auto joint_pub = node->create_publisher<JointState>("joints", 10);
+    for (auto field : {&JointState::position, &JointState::effort}) {
+      for (const size_t n : {size_t{0}, size_t{1}, size_t{3}}) {
+        auto lent = joint_pub->loan_with_array(joints, field, n);
+        EXPECT(lent.size() == n);
+        JointState full = joints;
+        for (size_t i = 0; i < n; i++) {
+          const double v = 0.25 * static_cast<double>(i + 1);
+          std::memcpy(lent.bytes() + i * sizeof(double), &v, sizeof v);
+          (full.*field).push_back(v);
+        }
+        const std::vector<uint8_t> want = hibari::cdr::to_cdr(full);
+        EXPECT(lent.message().size() == want.size() &&
+               std::equal(want.begin(), want.end(), lent.message().data()));
+      }
+    }
+    std::vector<uint8_t> bytes;
+    auto joint_raw = node->create_serialized_subscription(
+        "joints", "sensor_msgs/msg/JointState", 10,
+        [&](hibari::ByteSpan cdr) { bytes.assign(cdr.begin(), cdr.end()); });
+    joint_pub->publish(joints);
+    spin_a_little(node);
+    const std::vector<uint8_t> want = hibari::cdr::to_cdr(joints);
+    EXPECT(bytes == want);
+    std::vector<uint8_t> small(want.size() - 1);
+    try {
+      hibari::cdr::to_cdr(joints, small.data(), small.size());
+      EXPECT(false);
+    } catch (const hibari::cdr::EncodeError &) {
+    }
+  }
 
   // Errors are exceptions, with hibari's message.
   try {

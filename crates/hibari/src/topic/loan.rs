@@ -231,6 +231,25 @@ impl<A> Publisher<A> {
             events: &self.shared.events,
         })
     }
+
+    /// Lends `len` bytes of a transport's own memory — shared memory, when a
+    /// subscriber in another process (or a transient-local history) will
+    /// read the message — or returns `None` when no transport lends any:
+    /// the subscribers, if any, are in this process, and bytes of the
+    /// caller's own reach them without a copy (where [`loan`](Publisher::loan)
+    /// would allocate a buffer). For bindings that keep such buffers for
+    /// reuse (the C ABI's `hibari_publisher_publish_with`).
+    pub fn loan_from_transport(&self, len: usize) -> Option<Result<PublisherLoan<'_>, LoanError>> {
+        let lent = self.shared.writer.loan(len)?;
+        Some(
+            lent.map_err(LoanError::Transport)
+                .map(|lent| PublisherLoan {
+                    inner: Lent::Transport(lent),
+                    len,
+                    events: &self.shared.events,
+                }),
+        )
+    }
 }
 
 impl<A: TypeAdapter> Publisher<A> {

@@ -1,0 +1,37 @@
+"""E4's C++ twin in e4.py's report (python/bench): C++ against Rust series
+by series. The run of e4.py with the built twin is a ctest of cpp/examples
+(cpp/bench/e4_py_check.py), where the twin is built."""
+
+from __future__ import annotations
+
+import io
+import sys
+from contextlib import redirect_stdout
+from typing import Any, Dict
+
+from conftest import ROOT
+
+BENCH = ROOT / "python" / "bench"
+
+
+def test_the_cpp_report_tells_each_series_within_the_target_of_rust_or_not() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from e4_report import cpp_vs_rust, record
+    finally:
+        sys.path.remove(str(BENCH))
+
+    def rec(language: str, size: int, p50: float) -> Dict[str, Any]:
+        series = {"publish_us": [p50] * 10, "e2e_us": [p50] * 10}
+        return record(series, what="e2e", language=language, transport="shm", setup="two processes",
+                      size=size, qos="reliable")
+
+    records = [rec("rust", 1024, 10.0), rec("cpp", 1024, 10.5), rec("rust", 65536, 10.0),
+               rec("cpp", 65536, 12.0), rec("cpp", 4096, 1.0)]  # the last has no Rust twin
+    report = io.StringIO()
+    with redirect_stdout(report):
+        cpp_vs_rust(records)
+    rows = [line for line in report.getvalue().splitlines() if line.startswith("| shm")]
+    assert len(rows) == 2, report.getvalue()
+    assert rows[0].endswith("| 1.05 | 10.5 | 10.0 | 1.05 | yes |"), rows[0]
+    assert rows[1].endswith("| 1.20 | 12.0 | 10.0 | 1.20 | no |"), rows[1]
