@@ -11,10 +11,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 use hibari_testkit::lines::LineChild;
-use hibari_testkit::{tempdir, unique_topic, TempDir, TestDomain, HANG};
+use hibari_testkit::{tempdir, unique_topic, TempDir, TestDomain};
 
 struct Programs {
     /// Holds `libhibari.so`, the library the programs must load.
@@ -130,62 +129,14 @@ fn start(program: &Path, args: &[&str], domain: &TestDomain) -> LineChild {
     LineChild::spawn(command).expect("start the program")
 }
 
-/// Reads lines until one equals `want` (returned with all lines so far);
-/// fails the test, with what came, on a timeout or the end of the output.
-fn expect_line(child: &LineChild, want: &str, seen: &mut Vec<String>) {
-    let deadline = Instant::now() + HANG;
-    loop {
-        match child.next_line_by(deadline) {
-            Ok(line) => {
-                let found = line == want;
-                seen.push(line);
-                if found {
-                    return;
-                }
-            }
-            Err(why) => panic!(
-                "no line `{want}` ({why:?}); the program printed:\n{}",
-                seen.join("\n")
-            ),
-        }
-    }
-}
-
-/// Waits for the child to exit; its status must be 0.
-fn expect_success(child: &mut LineChild, seen: &mut Vec<String>) {
-    let deadline = Instant::now() + HANG;
-    let status = loop {
-        while let Some(line) = child.try_line() {
-            seen.push(line);
-        }
-        if let Some(status) = child.child().try_wait().expect("wait for the program") {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the program did not exit:\n{}",
-            seen.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    while let Some(line) = child.try_line() {
-        seen.push(line);
-    }
-    assert!(
-        status.success(),
-        "the program failed ({status}):\n{}",
-        seen.join("\n")
-    );
-}
-
 #[test]
 fn the_c_program_gets_the_expected_code_for_every_bad_input_and_exits_0() {
     let p = programs();
     let domain = TestDomain::reserve();
     let mut c = start(&p.c, &[], &domain);
     let mut seen = Vec::new();
-    expect_line(&c, "c ok", &mut seen);
-    expect_success(&mut c, &mut seen);
+    c.expect_line("c ok", &mut seen);
+    c.expect_success(&mut seen);
     let has = |prefix: &str| seen.iter().any(|l| l.starts_with(prefix));
     assert!(has("null name: 2 (`name` is NULL"), "{seen:#?}");
     assert!(
@@ -214,12 +165,12 @@ fn a_cpp_talker_reaches_a_cpp_listener_in_another_process() {
     let topic = unique_topic("cpp_chatter");
     let mut listener = start(&p.cpp, &["listen", &topic, "5"], &domain);
     let mut heard = Vec::new();
-    expect_line(&listener, "listening", &mut heard);
+    listener.expect_line("listening", &mut heard);
     let mut talker = start(&p.cpp, &["talk", &topic, "5"], &domain);
-    expect_line(&listener, "heard all 5", &mut heard);
-    expect_success(&mut listener, &mut heard);
+    listener.expect_line("heard all 5", &mut heard);
+    listener.expect_success(&mut heard);
     let mut said = Vec::new();
-    expect_success(&mut talker, &mut said);
+    talker.expect_success(&mut said);
     let messages: Vec<&String> = heard
         .iter()
         .filter(|l| l.starts_with("heard hello"))
@@ -243,12 +194,12 @@ fn images_written_in_place_in_a_loan_reach_a_subscriber_in_another_process() {
     let topic = unique_topic("cpp_images");
     let mut viewer = start(&p.cpp, &["image-listen", &topic, "3"], &domain);
     let mut seen = Vec::new();
-    expect_line(&viewer, "listening", &mut seen);
+    viewer.expect_line("listening", &mut seen);
     let mut camera = start(&p.cpp, &["image-talk", &topic, "3"], &domain);
-    expect_line(&viewer, "image 3 ok", &mut seen);
-    expect_success(&mut viewer, &mut seen);
+    viewer.expect_line("image 3 ok", &mut seen);
+    viewer.expect_success(&mut seen);
     let mut sent = Vec::new();
-    expect_success(&mut camera, &mut sent);
+    camera.expect_success(&mut sent);
     assert_eq!(seen[1..], ["image 1 ok", "image 2 ok", "image 3 ok"]);
 }
 
@@ -259,16 +210,16 @@ fn a_cpp_client_gets_every_sum_from_a_cpp_service_in_another_process() {
     let name = unique_topic("cpp_add");
     let mut server = start(&p.cpp, &["serve", &name, "3"], &domain);
     let mut served = Vec::new();
-    expect_line(&server, "serving", &mut served);
+    server.expect_line("serving", &mut served);
     let mut client = start(&p.cpp, &["call", &name], &domain);
     let mut calls = Vec::new();
-    expect_success(&mut client, &mut calls);
+    client.expect_success(&mut calls);
     assert!(
         calls.contains(&"sum 123456789012 + 987654321098 = 1111111110110 (request 3)".to_string()),
         "{calls:#?}"
     );
-    expect_line(&server, "answered 3", &mut served);
-    expect_success(&mut server, &mut served);
+    server.expect_line("answered 3", &mut served);
+    server.expect_success(&mut served);
 }
 
 #[test]
@@ -277,8 +228,8 @@ fn the_cpp_layer_passes_its_selftest_in_one_process() {
     let domain = TestDomain::reserve();
     let mut selftest = start(&p.cpp, &["selftest"], &domain);
     let mut seen = Vec::new();
-    expect_line(&selftest, "selftest ok", &mut seen);
-    expect_success(&mut selftest, &mut seen);
+    selftest.expect_line("selftest ok", &mut seen);
+    selftest.expect_success(&mut seen);
 }
 
 #[test]
@@ -287,8 +238,8 @@ fn callback_groups_let_a_service_wait_for_a_nested_call_and_timers_overlap_in_cp
     let domain = TestDomain::reserve();
     let mut groups = start(&p.groups, &[], &domain);
     let mut seen = Vec::new();
-    expect_line(&groups, "groups ok", &mut seen);
-    expect_success(&mut groups, &mut seen);
+    groups.expect_line("groups ok", &mut seen);
+    groups.expect_success(&mut seen);
     for line in [
         "nested call with Reentrant groups: 30",
         "nested call in the default group: -1",

@@ -11,12 +11,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 use hibari_codegen::generate_cpp;
 use hibari_idl::{Distro, Registry};
 use hibari_testkit::lines::LineChild;
-use hibari_testkit::{tempdir, unique_topic, TempDir, TestDomain, HANG};
+use hibari_testkit::{tempdir, unique_topic, TempDir, TestDomain};
 
 struct Program {
     dir: TempDir,
@@ -101,66 +100,18 @@ fn start(args: &[&str], domain: &TestDomain) -> LineChild {
     LineChild::spawn(command).expect("start the program")
 }
 
-/// Reads lines until one equals `want`; fails the test, with what came, on
-/// a timeout or the end of the output.
-fn expect_line(child: &LineChild, want: &str, seen: &mut Vec<String>) {
-    let deadline = Instant::now() + HANG;
-    loop {
-        match child.next_line_by(deadline) {
-            Ok(line) => {
-                let found = line == want;
-                seen.push(line);
-                if found {
-                    return;
-                }
-            }
-            Err(why) => panic!(
-                "no line `{want}` ({why:?}); the program printed:\n{}",
-                seen.join("\n")
-            ),
-        }
-    }
-}
-
-/// Waits for the child to exit, collecting its lines; its status must be 0.
-fn expect_success(child: &mut LineChild, seen: &mut Vec<String>) {
-    let deadline = Instant::now() + HANG;
-    let status = loop {
-        while let Some(line) = child.try_line() {
-            seen.push(line);
-        }
-        if let Some(status) = child.child().try_wait().expect("wait for the program") {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the program did not exit:\n{}",
-            seen.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    while let Some(line) = child.try_line() {
-        seen.push(line);
-    }
-    assert!(
-        status.success(),
-        "the program failed ({status}):\n{}",
-        seen.join("\n")
-    );
-}
-
 #[test]
 fn a_view_subscription_reads_1080p_images_in_the_publishers_shared_memory() {
     let domain = TestDomain::reserve();
     let topic = unique_topic("cpp_hd_images");
     let mut viewer = start(&["image-view", &topic, "3"], &domain);
     let mut seen = Vec::new();
-    expect_line(&viewer, "listening", &mut seen);
+    viewer.expect_line("listening", &mut seen);
     let mut camera = start(&["image-talk", &topic, "3"], &domain);
-    expect_line(&viewer, "viewed 3 and 3", &mut seen);
-    expect_success(&mut viewer, &mut seen);
+    viewer.expect_line("viewed 3 and 3", &mut seen);
+    viewer.expect_success(&mut seen);
     let mut sent = Vec::new();
-    expect_success(&mut camera, &mut sent);
+    camera.expect_success(&mut sent);
     let images: Vec<&String> = seen.iter().filter(|l| l.starts_with("image ")).collect();
     assert_eq!(
         images,
@@ -179,8 +130,8 @@ fn views_read_point_cloud_fields_and_misaligned_doubles_and_parse_images_without
     let domain = TestDomain::reserve();
     let mut run = start(&["header-only"], &domain);
     let mut seen = Vec::new();
-    expect_line(&run, "header-only ok", &mut seen);
-    expect_success(&mut run, &mut seen);
+    run.expect_line("header-only ok", &mut seen);
+    run.expect_success(&mut seen);
     for want in [
         "point cloud fields ok",
         "alignment ok",

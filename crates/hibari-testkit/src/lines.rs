@@ -64,6 +64,57 @@ impl LineChild {
         self.lines.try_recv().ok()
     }
 
+    /// Reads lines until one equals `want`, each pushed onto `seen`; fails
+    /// the test, with everything the program printed, if none comes within
+    /// [`HANG`](crate::HANG) or the output ends first.
+    pub fn expect_line(&self, want: &str, seen: &mut Vec<String>) {
+        let deadline = Instant::now() + crate::HANG;
+        loop {
+            match self.next_line_by(deadline) {
+                Ok(line) => {
+                    let found = line == want;
+                    seen.push(line);
+                    if found {
+                        return;
+                    }
+                }
+                Err(why) => panic!(
+                    "no line `{want}` ({why:?}); the program printed:\n{}",
+                    seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Waits for the process to exit, its lines pushed onto `seen`; fails
+    /// the test, with them, unless it exits with status 0 within
+    /// [`HANG`](crate::HANG).
+    pub fn expect_success(&mut self, seen: &mut Vec<String>) {
+        let deadline = Instant::now() + crate::HANG;
+        let status = loop {
+            while let Some(line) = self.try_line() {
+                seen.push(line);
+            }
+            if let Some(status) = self.child.try_wait().expect("wait for the program") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the program did not exit:\n{}",
+                seen.join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        while let Some(line) = self.try_line() {
+            seen.push(line);
+        }
+        assert!(
+            status.success(),
+            "the program failed ({status}):\n{}",
+            seen.join("\n")
+        );
+    }
+
     /// The process (for its stdin, stderr, id or exit status).
     pub fn child(&mut self) -> &mut Child {
         &mut self.child

@@ -30,26 +30,14 @@
 #include <string>
 #include <thread>
 
+#include "check.hpp"
+
 using namespace std::chrono_literals;
 using AddTwoInts = example_interfaces::srv::AddTwoInts;
 using String = std_msgs::msg::String;
 using hibari::CallbackGroupType;
 
 namespace {
-
-int failures = 0;
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-void say(const std::string &line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
 
 /// A MultiThreadedExecutor spinning `node` on a thread of its own (at most
 /// 30 s) until destroyed.

@@ -28,6 +28,8 @@
 #include <thread>
 #include <vector>
 
+#include "check.hpp"
+
 using namespace std::chrono_literals;
 using String = std_msgs::msg::String;
 using Image = sensor_msgs::msg::Image;
@@ -35,20 +37,6 @@ using JointState = sensor_msgs::msg::JointState;
 using AddTwoInts = example_interfaces::srv::AddTwoInts;
 
 namespace {
-
-int failures = 0;
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-void say(const std::string &line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
 
 int talk(const std::string &topic, int n) {
   auto node = std::make_shared<hibari::Node>("cpp_talker");

@@ -36,6 +36,8 @@
 #include <thread>
 #include <vector>
 
+#include "check.hpp"
+
 using namespace std::chrono_literals;
 using Image = sensor_msgs::msg::Image;
 using ImageView = sensor_msgs::msg::ImageView;
@@ -43,20 +45,6 @@ using PointCloud2 = sensor_msgs::msg::PointCloud2;
 using PointField = sensor_msgs::msg::PointField;
 
 namespace {
-
-int failures = 0;
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                                \
-      failures++;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-void say(const std::string &line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
 
 constexpr uint32_t W = 1920, H = 1080;
 constexpr size_t PIXELS = size_t{W} * H * 3;

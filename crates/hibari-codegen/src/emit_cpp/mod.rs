@@ -21,6 +21,23 @@ mod structs;
 mod views;
 mod write;
 
+/// What the emitters' unit tests share: `emit` run over `demo_msgs/msg/Demo`
+/// defined by `text` (against the bundled Jazzy packages).
+#[cfg(test)]
+fn emit_demo(
+    text: &str,
+    emit: fn(&mut String, &hibari_idl::model::MessageDef, &Registry),
+) -> String {
+    let name = TypeName::parse("demo_msgs/msg/Demo").unwrap();
+    let mut registry = Registry::bundled(hibari_idl::Distro::Jazzy);
+    registry
+        .add_msg_text(name.clone(), text, "Demo.msg")
+        .unwrap();
+    let mut out = String::new();
+    emit(&mut out, registry.message(&name).unwrap(), &registry);
+    out
+}
+
 use std::collections::BTreeMap;
 
 use hibari_idl::model::{InterfaceKind, TypeName};

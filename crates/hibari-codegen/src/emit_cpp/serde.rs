@@ -160,17 +160,9 @@ fn decode_field(f: &Field, registry: &Registry) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hibari_idl::TypeName;
 
     fn emitted(text: &str) -> String {
-        let name = TypeName::parse("demo_msgs/msg/Demo").unwrap();
-        let mut registry = Registry::bundled(hibari_idl::Distro::Jazzy);
-        registry
-            .add_msg_text(name.clone(), text, "Demo.msg")
-            .unwrap();
-        let mut out = String::new();
-        emit_cdr_functions(&mut out, registry.message(&name).unwrap(), &registry);
-        out
+        super::super::emit_demo(text, emit_cdr_functions)
     }
 
     #[test]

@@ -150,17 +150,9 @@ fn emit_equality(out: &mut String, def: &MessageDef) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hibari_idl::TypeName;
 
     fn emitted(text: &str) -> String {
-        let name = TypeName::parse("demo_msgs/msg/Demo").unwrap();
-        let mut registry = Registry::bundled(hibari_idl::Distro::Jazzy);
-        registry
-            .add_msg_text(name.clone(), text, "Demo.msg")
-            .unwrap();
-        let mut out = String::new();
-        emit_struct(&mut out, registry.message(&name).unwrap(), &registry);
-        out
+        super::super::emit_demo(text, emit_struct)
     }
 
     #[test]

@@ -246,17 +246,9 @@ pub fn emit_view(out: &mut String, def: &MessageDef, registry: &Registry) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hibari_idl::TypeName;
 
     fn emitted(text: &str) -> String {
-        let name = TypeName::parse("demo_msgs/msg/Demo").unwrap();
-        let mut registry = Registry::bundled(hibari_idl::Distro::Jazzy);
-        registry
-            .add_msg_text(name.clone(), text, "Demo.msg")
-            .unwrap();
-        let mut out = String::new();
-        emit_view(&mut out, registry.message(&name).unwrap(), &registry);
-        out
+        super::super::emit_demo(text, emit_view)
     }
 
     #[test]
