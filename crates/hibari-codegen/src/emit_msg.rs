@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use hibari_idl::model::{ArrayKind, BaseType, Field, FieldType, MessageDef};
+use hibari_idl::Registry;
 
 use crate::names::{default_expr, field_ident, field_type, literal, prim_rust};
 use crate::Context;
@@ -10,15 +11,18 @@ use crate::Context;
 /// Smallest possible encoded size of a value of this type, used to bound
 /// allocations when decoding counts (a forged count cannot exceed
 /// `remaining / min_size` elements).
-pub fn min_wire_size(ty: &FieldType, cx: &Context<'_>) -> usize {
+pub fn min_wire_size(ty: &FieldType, registry: &Registry) -> usize {
     let elem = match &ty.base {
         BaseType::Primitive(p) => p.size(),
         BaseType::String { .. } | BaseType::WString { .. } => 4,
-        BaseType::Named(n) => cx
-            .registry
+        BaseType::Named(n) => registry
             .message(n)
             .map(|m| {
-                let s: usize = m.fields.iter().map(|f| min_wire_size(&f.ty, cx)).sum();
+                let s: usize = m
+                    .fields
+                    .iter()
+                    .map(|f| min_wire_size(&f.ty, registry))
+                    .sum();
                 s.max(1)
             })
             .unwrap_or(1),
@@ -197,7 +201,7 @@ fn decode_field(out: &mut String, f: &Field, cx: &Context<'_>) {
             base: ty.base.clone(),
             array: ArrayKind::Single,
         },
-        cx,
+        cx.registry,
     );
     let line = match (&ty.base, ty.array) {
         (BaseType::WString { .. }, _) => {

@@ -110,7 +110,7 @@ fn view_decode_expr(ty: &FieldType, cx: &Context<'_>) -> String {
         ),
         _ => format!(
             "{{ let n = r.read_count({})?; let mut v = ::std::vec::Vec::with_capacity(n); for _ in 0..n {{ v.push({elem}); }} v }}",
-            min_wire_size(&single, cx)
+            min_wire_size(&single, cx.registry)
         ),
     }
 }

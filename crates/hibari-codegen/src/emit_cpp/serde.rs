@@ -10,31 +10,7 @@ use hibari_idl::Registry;
 
 use super::names::ident;
 use super::structs::EMPTY_MEMBER;
-
-/// Smallest encoded size of one value of `ty`, so a decoder can refuse a
-/// count that the bytes left cannot hold before it allocates anything.
-pub fn min_wire_size(ty: &FieldType, registry: &Registry) -> usize {
-    let elem = match &ty.base {
-        BaseType::Primitive(p) => p.size(),
-        BaseType::String { .. } | BaseType::WString { .. } => 4,
-        BaseType::Named(n) => registry
-            .message(n)
-            .map(|m| {
-                let s: usize = m
-                    .fields
-                    .iter()
-                    .map(|f| min_wire_size(&f.ty, registry))
-                    .sum();
-                s.max(1)
-            })
-            .unwrap_or(1),
-    };
-    match ty.array {
-        ArrayKind::Single => elem,
-        ArrayKind::Fixed(n) => elem * n as usize,
-        ArrayKind::Bounded(_) | ArrayKind::Unbounded => 4,
-    }
-}
+pub(crate) use crate::emit_msg::min_wire_size;
 
 fn seq_bound(ty: &FieldType) -> String {
     match ty.array {
