@@ -12,7 +12,8 @@
 // Each iteration builds the message from the application's pixel buffer (a
 // new Image whose data is a copy of the pixels: the one copy a C++
 // application makes, as e4_rust's clone() and Python's publish make one),
-// publishes it with Publisher::publish(const T &), and waits for the
+// hands it to Publisher::publish(T &&) (moved, as e4_rust's publish moves
+// its Image), and waits for the
 // callback before the next (closed loop, no queueing). "publish" is the
 // build and the call; "e2e" ends at the first clock reading in the callback.
 // `thread`: a SingleThreadedExecutor spins on its own thread; `same`: the
@@ -22,9 +23,10 @@
 // Python's numpy view do), stamps its reception against header.stamp
 // (CLOCK_REALTIME) and acknowledges it with a byte on its stdout. In one
 // process the context is isolated and the subscription a typed one, whose
-// callback takes `const Image &` (the message decoded into one the
-// subscription reuses: C++ gets bytes through the C ABI, where Rust is
-// handed the value). `--variant loan` lends the message from the publisher
+// callback takes `const Image &`: the publisher's object itself, handed
+// over through the C ABI as Rust hands its value over (nothing encoded);
+// between processes publish encodes it straight into the shared memory
+// the subscriber reads. `--variant loan` lends the message from the publisher
 // (loan_with_array, the data a hole) and copies the pixels into it: one copy
 // in all, as e4_rust's loan_message and Python's loan_image + np.copyto.
 #include <fcntl.h>
@@ -134,7 +136,7 @@ void send(hibari::Publisher<Image> &publisher, const std::vector<uint8_t> &pixel
   set_stamp(image, stamp_ns);
   if (!loan) {
     image.data.assign(pixels.begin(), pixels.end());
-    publisher.publish(image);
+    publisher.publish(std::move(image));
     return;
   }
   auto lent = publisher.loan_with_array(image, &Image::data, pixels.size());

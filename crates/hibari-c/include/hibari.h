@@ -283,6 +283,44 @@ typedef struct hibari_sample_t {
 } hibari_sample_t;
 
 /**
+ * What hibari calls on a value of the caller's type. Every function may be
+ * called on any thread, also while subscription callbacks read the value;
+ * none may throw. The struct and its `type_tag` must stay valid (and
+ * unchanged) while any value published with it lives: in practice, a
+ * static per type.
+ */
+typedef struct hibari_value_ops_t {
+  /**
+   * Identifies the value's type in this program (the address of
+   * something unique to it): values reach a subscription's value callback
+   * only when this equals the subscription's tag.
+   */
+  const void *type_tag;
+  /**
+   * The exact length of the value's CDR (encapsulation header included);
+   * 0 when it cannot be encoded.
+   */
+  size_t (*encoded_len)(const void *value);
+  /**
+   * Writes the value's CDR into the `len` bytes at `out` (`len` is what
+   * `encoded_len` said); returns whether it did.
+   */
+  bool (*encode)(const void *value, uint8_t *out, size_t len);
+  /**
+   * Frees the value.
+   */
+  void (*drop)(void *value);
+} hibari_value_ops_t;
+
+/**
+ * Called with a value of the subscription's type, published in this
+ * process: `value` is the publisher's object, borrowed for the call (other
+ * subscriptions may read it at the same time; it must not be changed).
+ * Runs where `hibari_subscription_callback_t` does.
+ */
+typedef void (*hibari_value_callback_t)(const void *value, const struct hibari_sample_info_t *info, void *user_data);
+
+/**
  * Called with each request: its `len` CDR bytes (header included) at
  * `request`, borrowed for the call only. Answer with
  * `hibari_response_set(response, …)` before returning; a callback that
@@ -909,6 +947,38 @@ enum hibari_ret_t hibari_subscription_get_topic_name(struct hibari_subscription_
  * its callback stops). Samples taken stay valid until released.
  */
 enum hibari_ret_t hibari_subscription_destroy(struct hibari_subscription_t subscription);
+
+/**
+ * Publishes `value`, an object of the caller's type with its `ops`,
+ * handed over as it is: subscriptions of this process whose tag is
+ * `ops->type_tag` read the object itself; every other reader gets its
+ * encoding (see the module's docs). hibari owns `value` from this call on,
+ * also when it fails: `ops->drop` frees it exactly once, on some thread,
+ * when no reader holds it any more (before this returns if none took it).
+ * With `value` or `ops` NULL, or a function of `ops` NULL, the call fails
+ * and `value` stays the caller's.
+ *
+ * # Safety
+ *
+ * `value` points to an object `ops` works on; `ops` is readable and keeps
+ * `hibari_value_ops_t`'s contract.
+ */
+enum hibari_ret_t hibari_publisher_publish_value(struct hibari_publisher_t publisher, void *value, const struct hibari_value_ops_t *ops);
+
+/**
+ * `hibari_subscription_create` (or `_in_group`, with a `group` of the node;
+ * a zero group handle is the node's default group) whose samples that are
+ * values published in this process by `hibari_publisher_publish_value`
+ * with `type_tag` reach `value_callback` as the objects themselves
+ * (nothing encoded or decoded); every other sample reaches `callback` as
+ * CDR bytes. Both callbacks are required. Destroyed as any subscription.
+ *
+ * # Safety
+ *
+ * As `hibari_subscription_create`; `value_callback` is a function as
+ * `hibari_value_callback_t` says.
+ */
+enum hibari_ret_t hibari_subscription_create_with_values(struct hibari_node_t node, struct hibari_callback_group_t group, const char *topic, const char *type_name, const struct hibari_qos_t *qos, hibari_subscription_callback_t callback, const void *type_tag, hibari_value_callback_t value_callback, void *user_data, struct hibari_subscription_t *out);
 
 /**
  * Creates a server of the service type `srv_type`

@@ -56,6 +56,8 @@ mod publisher;
 mod loan;
 // Subscriptions and taken samples.
 mod subscription;
+// Values of the caller's types, handed over in this process.
+mod value;
 // Service servers.
 mod service;
 // Service clients.
@@ -108,6 +110,7 @@ pub use request::*;
 pub use service::*;
 pub use subscription::*;
 pub use timer::*;
+pub use value::*;
 
 /// hibari's version (`0.1.0`), a static string.
 #[no_mangle]

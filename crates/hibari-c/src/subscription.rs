@@ -107,7 +107,11 @@ pub unsafe extern "C" fn hibari_subscription_create(
     out: *mut hibari_subscription_t,
 ) -> hibari_ret_t {
     // SAFETY: the caller's contract is create's.
-    unsafe { create(node, None, topic, type_name, qos, callback, user_data, out) }
+    unsafe {
+        create(
+            node, None, topic, type_name, qos, callback, None, user_data, out,
+        )
+    }
 }
 
 /// `hibari_subscription_create` with the callback in `group`, a callback
@@ -140,25 +144,29 @@ pub unsafe extern "C" fn hibari_subscription_create_in_group(
             type_name,
             qos,
             callback,
+            None,
             user_data,
             out,
         )
     }
 }
 
-/// Both creation functions: `group` `None` is the node's default group.
+/// Every creation function: `group` `None` is the node's default group;
+/// with `values`, the callback is `callback` for bytes and the value
+/// callback for values of the tagged type (`hibari_subscription_create_with_values`).
 ///
 /// # Safety
 ///
 /// As `hibari_subscription_create`.
 #[allow(clippy::too_many_arguments)]
-unsafe fn create(
+pub(crate) unsafe fn create(
     node: hibari_node_t,
     group: Option<hibari_callback_group_t>,
     topic: *const c_char,
     type_name: *const c_char,
     qos: *const hibari_qos_t,
     callback: hibari_subscription_callback_t,
+    values: Option<crate::value::Values>,
     user_data: *mut c_void,
     out: *mut hibari_subscription_t,
 ) -> hibari_ret_t {
@@ -176,11 +184,16 @@ unsafe fn create(
         }
         crate::interfaces::check_message(type_name)?;
         let gate = Arc::new(Gate::default());
-        let created = match callback {
-            None => n
+        let created = match (callback, values) {
+            (None, _) => n
                 .inner
                 .create_generic_polled_subscription(topic, type_name, options),
-            Some(callback) => {
+            (Some(callback), Some(values)) => {
+                let deliver = values.deliver(callback, gate.clone(), n.ran.clone(), user_data);
+                n.inner
+                    .create_foreign_subscription(topic, type_name, options, deliver)
+            }
+            (Some(callback), None) => {
                 let (gate, ran, user) = (gate.clone(), n.ran.clone(), UserData::new(user_data));
                 let deliver = move |bytes: CdrBytes, sample: SampleInfo| {
                     let info = info(&sample);

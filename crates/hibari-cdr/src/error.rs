@@ -33,6 +33,10 @@ pub enum CdrEncodeError {
     /// An in-place layout named a field that is not a top-level primitive sequence.
     #[error("no top-level primitive sequence or fixed array named `{field}` to lay out in place")]
     NoSuchHole { field: String },
+    /// A value of another language's type failed to encode itself (its
+    /// encoder's own report).
+    #[error("the value's own encoder failed: {0}")]
+    Foreign(String),
 }
 
 /// Why bytes could not be decoded as a message.

@@ -83,6 +83,7 @@ mod cdr_bytes;
 mod compat;
 mod contract;
 mod fanout;
+mod foreign;
 mod graph;
 mod loan;
 mod payload;
@@ -101,6 +102,7 @@ pub use contract::{
     WriteError, Writer, WriterOptions,
 };
 pub use fanout::Fanout;
+pub use foreign::ForeignMessage;
 pub use graph::{EndpointKind, GraphEndpoint, GraphSnapshot, GraphToken, NodeInfo};
 pub use loan::{LentSendError, Ticket, WriterLoan, WriterLoanSendError, TICKET_BITS};
 pub use payload::{LocalSample, Payload, PayloadError, Shared, TypeAdapter};

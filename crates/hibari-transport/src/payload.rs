@@ -328,7 +328,7 @@ impl Payload {
                     Ok(()) => Ok(A::from_ros_owned(out.expect("take_into filled the slot"))),
                     Err(shared) => match shared.ros_any().downcast_ref::<A::Ros>() {
                         Some(ros) => Ok(A::from_ros(ros)),
-                        None => Err(mismatch::<A>(&*shared)),
+                        None => decode_local::<A>(&*shared).map(A::from_ros_owned),
                     },
                 }
             }
@@ -351,7 +351,8 @@ impl Payload {
                 } else if let Some(ros) = sample.ros_any().downcast_ref::<A::Ros>() {
                     Ok(Shared(Inner::Owned(A::from_ros(ros))))
                 } else {
-                    Err(mismatch::<A>(&*sample))
+                    decode_local::<A>(&*sample)
+                        .map(|ros| Shared(Inner::Owned(A::from_ros_owned(ros))))
                 }
             }
         }
@@ -368,7 +369,7 @@ impl AsRef<[u8]> for EncodedLocal {
     }
 }
 
-fn copy_into(bytes: Bytes<'_>, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
+pub(crate) fn copy_into(bytes: Bytes<'_>, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
     let capacity = out.len();
     let dst = out
         .get_mut(..bytes.len())
@@ -385,6 +386,20 @@ fn decode<A: TypeAdapter>(bytes: &CdrBytes) -> Result<A::Ros, PayloadError> {
         type_name: <A::Ros as Message>::TYPE_NAME,
         source,
     })
+}
+
+/// A local sample of `A`'s ROS type held in another representation (a
+/// foreign value: see `ForeignMessage`), decoded from its encoding; a
+/// sample of another type is a mismatch.
+fn decode_local<A: TypeAdapter>(sample: &dyn LocalSample) -> Result<A::Ros, PayloadError> {
+    let type_name = <A::Ros as Message>::TYPE_NAME;
+    if sample.type_name() != type_name {
+        return Err(mismatch::<A>(sample));
+    }
+    let bytes = sample
+        .cdr()
+        .map_err(|source| PayloadError::Encode { type_name, source })?;
+    A::Ros::from_cdr(bytes).map_err(|source| PayloadError::Decode { type_name, source })
 }
 
 fn mismatch<A: TypeAdapter>(sample: &dyn LocalSample) -> PayloadError {

@@ -158,6 +158,7 @@ pub use service::generic_client::{GenericClient, GenericResponseFuture};
 pub use service::generic_service::{GenericServiceServer, ServiceRespondError, ServiceResponder};
 pub use service::server::{ServiceCallback, ServiceCreateError, ServiceServer};
 pub use time::{Clock, ClockType, Rate, Time};
+pub use topic::foreign::ForeignSample;
 pub use topic::generic::Serialized;
 pub use topic::pubsub::{PublishError, Publisher, PublisherCreateError, SubscriptionCreateError};
 pub use topic::stream::{Recv, SubscriptionStream};
@@ -168,9 +169,9 @@ pub use topic::subscription::Subscription;
 pub use futures_core::Stream;
 
 pub use hibari_transport::{
-    CdrBytes, DomainId, Durability, EndpointCreateError, EndpointId, EndpointKind, GraphSnapshot,
-    History, Liveliness, NodeInfo, PayloadError, PublisherId, QosProfile, Reliability, SampleInfo,
-    Shared, TypeAdapter, WriteError,
+    CdrBytes, DomainId, Durability, EndpointCreateError, EndpointId, EndpointKind, ForeignMessage,
+    GraphSnapshot, History, Liveliness, NodeInfo, PayloadError, PublisherId, QosProfile,
+    Reliability, SampleInfo, Shared, TypeAdapter, WriteError,
 };
 pub use hibari_transport::{Incompatibility, QosIncompatibility, QosMismatch, QosPolicyKind};
 

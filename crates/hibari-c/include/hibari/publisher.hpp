@@ -23,6 +23,7 @@
 
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
+#include "hibari/handover.hpp"
 #include "hibari/qos.hpp"
 
 namespace hibari {
@@ -166,7 +167,20 @@ public:
     if (e.error) std::rethrow_exception(e.error);
     detail::check(r, "publish");
   }
-  void publish(std::unique_ptr<T> msg) { publish(*msg); }
+  /// Hands `msg` over: subscriptions of T in this program get this very
+  /// object (a `const T &` callback reads it in place, however large; it is
+  /// freed when the last of them is done), and it is encoded only for
+  /// readers that need bytes — in other processes, straight into the shared
+  /// memory they read. rclcpp's intra-process publish of a unique_ptr.
+  void publish(std::unique_ptr<T> msg) {
+    if (!msg) throw exceptions::InvalidArgument(HIBARI_ERROR_INVALID_ARGUMENT, "publish: the unique_ptr is empty");
+    // hibari owns the object from here on, also when the call fails.
+    const hibari_ret_t r = hibari_publisher_publish_value(handle_, msg.release(), &detail::ValueOps<T>::ops);
+    detail::check(r, "publish");
+  }
+  /// publish(std::unique_ptr<T>) of the moved-from `msg` (its contents
+  /// moved into a new object, not copied).
+  void publish(T &&msg) { publish(std::make_unique<T>(std::move(msg))); }
 
   /// Lays `msg` out in lent memory with its array `field` (a std::vector of
   /// numbers, empty or not in `msg`) left as a hole of `count` elements,

@@ -29,6 +29,7 @@
 #include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
 #include "hibari/exceptions.hpp"
+#include "hibari/handover.hpp"
 #include "hibari/logging.hpp"
 #include "hibari/qos.hpp"
 
@@ -77,10 +78,24 @@ struct ByteSpan {
 
 namespace detail {
 using RawCallback = std::function<void(ByteSpan, const MessageInfo &)>;
-using RawBox = CallbackBox<RawCallback>;
+using ValueCallback = std::function<void(const void *, const MessageInfo &)>;
+
+/// What a subscription calls: with CDR bytes, or (typed subscriptions)
+/// with an object its type's publishers of this program handed over.
+struct Delivery {
+  RawCallback bytes;
+  ValueCallback value;
+  const void *type_tag = nullptr;
+  void operator()(ByteSpan b, const MessageInfo &i) { bytes(b, i); }
+  void operator()(const void *v, const MessageInfo &i) { value(v, i); }
+};
+using RawBox = CallbackBox<Delivery>;
 
 inline void on_sample(const uint8_t *cdr, size_t len, const hibari_sample_info_t *info, void *user) {
   RawBox::call(user, ByteSpan{cdr, len}, MessageInfo::from_c(*info));
+}
+inline void on_value(const void *value, const hibari_sample_info_t *info, void *user) {
+  RawBox::call(user, value, MessageInfo::from_c(*info));
 }
 }  // namespace detail
 
@@ -90,14 +105,25 @@ public:
   SubscriptionBase(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const std::string &type_name,
                    const QoS &qos, detail::RawCallback callback,
                    const SubscriptionOptions &options = SubscriptionOptions())
-      : node_(std::move(node)), box_(new detail::RawBox(std::move(callback))) {
+      : SubscriptionBase(std::move(node), topic, type_name, qos, detail::Delivery{std::move(callback), {}, nullptr},
+                         options) {}
+
+  /// With `delivery.value`, objects published in this program with
+  /// `delivery.type_tag` reach it as they are (hibari_subscription_create_with_values).
+  SubscriptionBase(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const std::string &type_name,
+                   const QoS &qos, detail::Delivery delivery, const SubscriptionOptions &options)
+      : node_(std::move(node)), box_(new detail::RawBox(std::move(delivery))) {
     const auto &group = options.callback_group;
+    const hibari_callback_group_t g = group ? group->get_c_handle() : hibari_callback_group_t{};
     const hibari_ret_t r =
-        group ? hibari_subscription_create_in_group(node_->handle, group->get_c_handle(), topic.c_str(),
-                                                    type_name.c_str(), &qos.get_c_qos(), detail::on_sample, box_,
-                                                    &handle_)
-              : hibari_subscription_create(node_->handle, topic.c_str(), type_name.c_str(), &qos.get_c_qos(),
-                                           detail::on_sample, box_, &handle_);
+        box_->fn().value
+            ? hibari_subscription_create_with_values(node_->handle, g, topic.c_str(), type_name.c_str(),
+                                                     &qos.get_c_qos(), detail::on_sample, box_->fn().type_tag,
+                                                     detail::on_value, box_, &handle_)
+        : group ? hibari_subscription_create_in_group(node_->handle, g, topic.c_str(), type_name.c_str(),
+                                                      &qos.get_c_qos(), detail::on_sample, box_, &handle_)
+                : hibari_subscription_create(node_->handle, topic.c_str(), type_name.c_str(), &qos.get_c_qos(),
+                                             detail::on_sample, box_, &handle_);
     if (r != HIBARI_OK) {
       delete box_;
       detail::check(r, "create_subscription");
@@ -131,15 +157,57 @@ template <class T> class Subscription : public SubscriptionBase {
 public:
   using SharedPtr = std::shared_ptr<Subscription<T>>;
 
+  /// Samples published in this program with publish(std::unique_ptr<T>)
+  /// or publish(T &&) reach the callback as the publisher's object: a
+  /// `const T &` callback reads it in place (shared with the program's other
+  /// subscriptions), the others get a copy. Other samples are decoded.
   template <class F>
   Subscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos, F &&callback,
                const SubscriptionOptions &options = SubscriptionOptions())
       : SubscriptionBase(node, topic, T::TYPE_NAME, qos, adapt(node, std::forward<F>(callback)), options) {}
 
 private:
-  /// The callback, behind a decoder for its signature.
-  template <class F> static detail::RawCallback adapt(const std::shared_ptr<detail::NodeHandle> &node, F &&f) {
+  /// The callback, behind a decoder for its signature and an adapter for
+  /// handed-over objects.
+  template <class F> static detail::Delivery adapt(const std::shared_ptr<detail::NodeHandle> &node, F &&f) {
     using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable<Fn &, const T &, const MessageInfo &>::value ||
+                      std::is_invocable<Fn &, const T &>::value ||
+                      std::is_invocable<Fn &, std::shared_ptr<T>, const MessageInfo &>::value ||
+                      std::is_invocable<Fn &, std::shared_ptr<T>>::value ||
+                      std::is_invocable<Fn &, std::unique_ptr<T>>::value,
+                  "a subscription callback takes (const T &[, const hibari::MessageInfo &]), "
+                  "std::shared_ptr<T> (or <const T>), or std::unique_ptr<T>");
+    // One callable for both paths (never called twice at once).
+    auto fn = std::make_shared<Fn>(std::forward<F>(f));
+    detail::Delivery d;
+    d.bytes = decoding(node, fn);
+    d.value = handed_over(fn);
+    d.type_tag = detail::ValueOps<T>::tag();
+    return d;
+  }
+
+  /// Calls `f` with a handed-over object, in the shape it takes.
+  template <class Fn> static detail::ValueCallback handed_over(std::shared_ptr<Fn> f) {
+    return [f](const void *v, const MessageInfo &info) {
+      const T &msg = *static_cast<const T *>(v);
+      if constexpr (std::is_invocable<Fn &, const T &, const MessageInfo &>::value) {
+        (*f)(msg, info);
+      } else if constexpr (std::is_invocable<Fn &, const T &>::value) {
+        (*f)(msg);
+      } else if constexpr (std::is_invocable<Fn &, std::shared_ptr<T>, const MessageInfo &>::value) {
+        (*f)(std::make_shared<T>(msg), info);
+      } else if constexpr (std::is_invocable<Fn &, std::shared_ptr<T>>::value) {
+        (*f)(std::make_shared<T>(msg));
+      } else {
+        (*f)(std::make_unique<T>(msg));
+      }
+    };
+  }
+
+  /// Calls `f` with each sample's bytes decoded, in the shape it takes.
+  template <class Fn>
+  static detail::RawCallback decoding(const std::shared_ptr<detail::NodeHandle> &node, std::shared_ptr<Fn> f) {
     hibari_node_t n = node->handle;
     auto decode = [n](ByteSpan bytes, T &msg) {
       try {
@@ -153,34 +221,29 @@ private:
     };
     if constexpr (std::is_invocable<Fn &, const T &, const MessageInfo &>::value) {
       auto msg = std::make_shared<T>();
-      return [f = Fn(std::forward<F>(f)), decode, msg](ByteSpan b, const MessageInfo &info) mutable {
-        if (decode(b, *msg)) f(static_cast<const T &>(*msg), info);
+      return [f, decode, msg](ByteSpan b, const MessageInfo &info) {
+        if (decode(b, *msg)) (*f)(static_cast<const T &>(*msg), info);
       };
     } else if constexpr (std::is_invocable<Fn &, const T &>::value) {
       auto msg = std::make_shared<T>();
-      return [f = Fn(std::forward<F>(f)), decode, msg](ByteSpan b, const MessageInfo &) mutable {
-        if (decode(b, *msg)) f(static_cast<const T &>(*msg));
+      return [f, decode, msg](ByteSpan b, const MessageInfo &) {
+        if (decode(b, *msg)) (*f)(static_cast<const T &>(*msg));
       };
     } else if constexpr (std::is_invocable<Fn &, std::shared_ptr<T>, const MessageInfo &>::value) {
-      return [f = Fn(std::forward<F>(f)), decode](ByteSpan b, const MessageInfo &info) mutable {
+      return [f, decode](ByteSpan b, const MessageInfo &info) {
         auto msg = std::make_shared<T>();
-        if (decode(b, *msg)) f(msg, info);
+        if (decode(b, *msg)) (*f)(msg, info);
       };
     } else if constexpr (std::is_invocable<Fn &, std::shared_ptr<T>>::value) {
-      return [f = Fn(std::forward<F>(f)), decode](ByteSpan b, const MessageInfo &) mutable {
+      return [f, decode](ByteSpan b, const MessageInfo &) {
         auto msg = std::make_shared<T>();
-        if (decode(b, *msg)) f(msg);
-      };
-    } else if constexpr (std::is_invocable<Fn &, std::unique_ptr<T>>::value) {
-      return [f = Fn(std::forward<F>(f)), decode](ByteSpan b, const MessageInfo &) mutable {
-        auto msg = std::make_unique<T>();
-        if (decode(b, *msg)) f(std::move(msg));
+        if (decode(b, *msg)) (*f)(msg);
       };
     } else {
-      static_assert(std::is_invocable<Fn &, const T &>::value,
-                    "a subscription callback takes (const T &[, const hibari::MessageInfo &]), "
-                    "std::shared_ptr<T> (or <const T>), or std::unique_ptr<T>");
-      return {};
+      return [f, decode](ByteSpan b, const MessageInfo &) {
+        auto msg = std::make_unique<T>();
+        if (decode(b, *msg)) (*f)(std::move(msg));
+      };
     }
   }
 };

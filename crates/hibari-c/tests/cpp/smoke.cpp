@@ -235,6 +235,42 @@ int selftest() {
   EXPECT(by_ref == 1 && by_shared == 1 && by_const_shared == 1 && by_unique == 1 && with_info == 1);
   EXPECT(counter->heard.size() == 1);
 
+  // publish(std::unique_ptr<T>) hands the object itself to the typed
+  // subscriptions of this program (const T & reads it in place, the others
+  // get copies); a serialized subscription gets its encoding, to_cdr's bytes.
+  {
+    const String *published = nullptr, *by_ref_at = nullptr, *with_info_at = nullptr;
+    String::SharedPtr copy;
+    std::vector<uint8_t> encoded;
+    auto hpub = node->create_publisher<String>("handover", 10);
+    auto h1 = node->create_subscription<String>("handover", 10, [&](const String &m) { by_ref_at = &m; });
+    auto h2 = node->create_subscription<String>(
+        "handover", 10, [&](const String &m, const hibari::MessageInfo &i) { with_info_at = i.sequence ? &m : nullptr; });
+    auto h3 = node->create_subscription<String>("handover", 10, [&](String::SharedPtr m) { copy = m; });
+    auto h4 = node->create_serialized_subscription("handover", "std_msgs/msg/String", 10,
+                                                   [&](hibari::ByteSpan b) { encoded.assign(b.begin(), b.end()); });
+    auto big = std::make_unique<String>();
+    big->data = std::string(100000, 'x');
+    published = big.get();
+    hpub->publish(std::move(big));
+    spin_a_little(node);
+    EXPECT(by_ref_at == published && with_info_at == published);
+    EXPECT(copy && copy.get() != published && copy->data == std::string(100000, 'x'));
+    String expected;
+    expected.data = std::string(100000, 'x');
+    EXPECT(encoded == hibari::cdr::to_cdr(expected));
+    String moved;
+    moved.data = "moved";
+    hpub->publish(std::move(moved));
+    spin_a_little(node);
+    EXPECT(copy->data == "moved");
+    try {
+      hpub->publish(std::unique_ptr<String>());
+      EXPECT(false);
+    } catch (const hibari::exceptions::InvalidArgument &) {
+    }
+  }
+
   // A whole message in a loan, and bytes read in place.
   size_t seen_bytes = 0;
   auto raw = node->create_serialized_subscription("forms", "std_msgs/msg/String", 10,

@@ -73,6 +73,7 @@ impl Node {
                 .unwrap_or_else(|| self.default_callback_group()),
             waker,
             events,
+            foreign_type: Default::default(),
         });
         // The waker keeps the statuses current: a writer's waker fires only
         // for events. Weak: the writer owns its waker.

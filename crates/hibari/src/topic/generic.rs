@@ -113,7 +113,7 @@ impl Node {
         self.generic_subscription(topic, type_name, None, options.into())
     }
 
-    fn generic_subscription(
+    pub(crate) fn generic_subscription(
         &self,
         topic: &str,
         type_name: &str,

@@ -4,6 +4,7 @@
 
 pub mod callback;
 pub(crate) mod create;
+pub(crate) mod foreign;
 pub(crate) mod generic;
 pub mod loan;
 pub(crate) mod pubsub;

@@ -136,6 +136,8 @@ pub(crate) struct PublisherShared {
     pub(crate) group: CallbackGroup,
     pub(crate) waker: Arc<NodeWaker>,
     pub(crate) events: EventMonitor,
+    /// The type name as foreign values carry it (made on first use).
+    pub(crate) foreign_type: std::sync::OnceLock<&'static str>,
 }
 
 impl Entity for PublisherShared {

@@ -1,0 +1,42 @@
+// hibari C++: what hibari calls on a message object handed over in this
+// program (Publisher<T>::publish(std::unique_ptr<T>)): its encoder, for
+// readers that need bytes, and its deleter. The address of
+// ValueOps<T>::ops is T's tag: typed subscriptions of T read objects that
+// carry it in place (hibari_subscription_create_with_values).
+#pragma once
+
+#include <hibari.h>
+#include <hibari/cdr.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hibari {
+namespace detail {
+/// The functions hibari calls on a handed-over T (hibari_value_ops_t); the
+/// address of `ops` is T's tag in this program.
+template <class T> struct ValueOps {
+  static size_t encoded_len(const void *v) noexcept {
+    try {
+      return hibari::cdr::serialized_size(*static_cast<const T *>(v));
+    } catch (...) {
+      return 0;
+    }
+  }
+  static bool encode(const void *v, uint8_t *out, size_t len) noexcept {
+    try {
+      return hibari::cdr::to_cdr(*static_cast<const T *>(v), out, len) == len;
+    } catch (...) {
+      return false;
+    }
+  }
+  static void drop(void *v) noexcept { delete static_cast<T *>(v); }
+  static const void *tag() { return &ops; }
+  static const hibari_value_ops_t ops;
+};
+template <class T>
+const hibari_value_ops_t ValueOps<T>::ops = {&ValueOps<T>::ops, &ValueOps<T>::encoded_len, &ValueOps<T>::encode,
+                                             &ValueOps<T>::drop};
+}  // namespace detail
+
+}  // namespace hibari
