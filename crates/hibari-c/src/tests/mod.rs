@@ -15,6 +15,7 @@ mod groups;
 mod parameters;
 mod services;
 mod topics;
+mod wait_sets;
 
 /// How long a test waits for what takes a moment (only a hang reaches it).
 const WAIT: Duration = hibari_testkit::HANG;
