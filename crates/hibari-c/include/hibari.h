@@ -27,8 +27,6 @@
  *   No lock of hibari is held while one runs: it may call any function.
  * - Durations and timeouts are int64_t nanoseconds; a negative timeout
  *   waits forever.
- * - Not offered: wait sets (hibari's executors are its only wait; use
- *   hibari_executor_spin_until with a condition, or a guard condition).
  */
 
 #ifndef HIBARI_H
@@ -374,8 +372,9 @@ typedef void (*hibari_response_callback_t)(enum hibari_ret_t status, const uint8
 
 /**
  * Called when a timer is due or a guard condition was triggered, on the
- * thread of the executor spinning the node; it must return normally (a C++
- * exception must not leave it).
+ * thread of the executor spinning the node (or, for a timer, the thread
+ * calling `hibari_timer_call`); it must return normally (a C++ exception
+ * must not leave it).
  */
 typedef void (*hibari_timer_callback_t)(void *user_data);
 
@@ -404,6 +403,14 @@ typedef struct hibari_executor_t {
  * A condition `hibari_executor_spin_until` asks: true ends the spin.
  */
 typedef bool (*hibari_condition_t)(void *user_data);
+
+/**
+ * A wait set: subscriptions, guard conditions and timers to wait on
+ * together. A handle: pass it by value; 0 is never valid.
+ */
+typedef struct hibari_wait_set_t {
+  uint64_t id;
+} hibari_wait_set_t;
 
 /**
  * Strings hibari allocated for the caller: `len` NUL-terminated UTF-8
@@ -903,9 +910,11 @@ enum hibari_ret_t hibari_subscription_create(struct hibari_node_t node, const ch
 enum hibari_ret_t hibari_subscription_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, const char *topic, const char *type_name, const struct hibari_qos_t *qos, hibari_subscription_callback_t callback, void *user_data, struct hibari_subscription_t *out);
 
 /**
- * Takes the oldest sample of a polled subscription, without waiting:
- * `taken_out` says whether there was one (and then `out` holds it, to
- * release with `hibari_sample_release`).
+ * Takes the oldest sample of a subscription, without waiting: `taken_out`
+ * says whether there was one (and then `out` holds it, to release with
+ * `hibari_sample_release`). A subscription with a callback may be taken
+ * from too (as rclcpp's, after a wait set found it ready): each sample
+ * goes to whichever takes it first, this or the executor's callback.
  *
  * # Safety
  *
@@ -1191,6 +1200,19 @@ enum hibari_ret_t hibari_timer_is_canceled(struct hibari_timer_t timer, bool *ca
 enum hibari_ret_t hibari_timer_get_period(struct hibari_timer_t timer, int64_t *period_out);
 
 /**
+ * Runs the timer's callback now, on this thread, if it is due (as a wait
+ * set reports), and moves it to its next period (rcl's `rcl_timer_call`).
+ * `called_out` says whether it ran: not when the timer is not due, is
+ * canceled, or its callback (or its mutually exclusive callback group)
+ * runs on another thread right now.
+ *
+ * # Safety
+ *
+ * `called_out` is writable.
+ */
+enum hibari_ret_t hibari_timer_call(struct hibari_timer_t timer, bool *called_out);
+
+/**
  * Destroys the timer.
  */
 enum hibari_ret_t hibari_timer_destroy(struct hibari_timer_t timer);
@@ -1223,7 +1245,20 @@ enum hibari_ret_t hibari_guard_condition_create(struct hibari_node_t node, hibar
 enum hibari_ret_t hibari_guard_condition_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, hibari_timer_callback_t callback, void *user_data, struct hibari_guard_condition_t *out);
 
 /**
- * Triggers the guard condition (thread-safe).
+ * Creates a guard condition of no node and with no callback (rclcpp's
+ * `std::make_shared<rclcpp::GuardCondition>()`): add it to wait sets and
+ * trigger it from any thread to wake them. Destroy it with
+ * `hibari_guard_condition_destroy`.
+ *
+ * # Safety
+ *
+ * `out` is writable.
+ */
+enum hibari_ret_t hibari_guard_condition_create_standalone(struct hibari_guard_condition_t *out);
+
+/**
+ * Triggers the guard condition (thread-safe): the executor spinning its
+ * node runs its callback, and the wait sets holding it wake.
  */
 enum hibari_ret_t hibari_guard_condition_trigger(struct hibari_guard_condition_t guard);
 
@@ -1320,6 +1355,108 @@ enum hibari_ret_t hibari_executor_cancel(struct hibari_executor_t ex);
  * Destroys the executor: its spins return, its nodes leave it.
  */
 enum hibari_ret_t hibari_executor_destroy(struct hibari_executor_t ex);
+
+/**
+ * Creates an empty wait set. Add subscriptions, guard conditions and
+ * timers (of any nodes; a standalone guard condition from
+ * `hibari_guard_condition_create_standalone`), then `hibari_wait_set_wait`.
+ * The wait set keeps what it holds alive until it is cleared or
+ * destroyed: a subscription destroyed meanwhile no longer calls its
+ * callback, but is still waited on. Destroy it with
+ * `hibari_wait_set_destroy`.
+ *
+ * # Safety
+ *
+ * `out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_create(struct hibari_wait_set_t *out);
+
+/**
+ * Adds a subscription (with a callback or polled); `index_out` gets its
+ * index among the wait set's subscriptions: 0, 1, 2… in the order added.
+ *
+ * # Safety
+ *
+ * `index_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_add_subscription(struct hibari_wait_set_t ws, struct hibari_subscription_t subscription, size_t *index_out);
+
+/**
+ * Adds a guard condition; `index_out` gets its index among the wait
+ * set's guard conditions.
+ *
+ * # Safety
+ *
+ * `index_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_add_guard_condition(struct hibari_wait_set_t ws, struct hibari_guard_condition_t guard, size_t *index_out);
+
+/**
+ * Adds a timer; `index_out` gets its index among the wait set's timers.
+ *
+ * # Safety
+ *
+ * `index_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_add_timer(struct hibari_wait_set_t ws, struct hibari_timer_t timer, size_t *index_out);
+
+/**
+ * Removes every entity: indices start from 0 again.
+ */
+enum hibari_ret_t hibari_wait_set_clear(struct hibari_wait_set_t ws);
+
+/**
+ * Waits up to `timeout_ns` (negative: forever) until at least one entity
+ * is ready, without polling; returns at once if one is already.
+ * `ready_out` is false when the timeout passed first. Then ask
+ * `hibari_wait_set_*_is_ready` which ones are:
+ * - a subscription when a sample waits: take it with
+ *   `hibari_subscription_take` (which may still find nothing: a QoS event
+ *   also wakes it, or another taker was first). Nothing is taken here.
+ * - a guard condition when it was triggered: the wait consumes the trigger.
+ * - a timer when it is due: `hibari_timer_call` runs it.
+ *
+ * An empty wait set is `HIBARI_ERROR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ *
+ * `ready_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_wait(struct hibari_wait_set_t ws, int64_t timeout_ns, bool *ready_out);
+
+/**
+ * Whether the last wait found the subscription at `index` ready (a sample
+ * to take).
+ *
+ * # Safety
+ *
+ * `ready_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_subscription_is_ready(struct hibari_wait_set_t ws, size_t index, bool *ready_out);
+
+/**
+ * Whether the last wait found the guard condition at `index` triggered.
+ *
+ * # Safety
+ *
+ * `ready_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_guard_condition_is_ready(struct hibari_wait_set_t ws, size_t index, bool *ready_out);
+
+/**
+ * Whether the last wait found the timer at `index` due.
+ *
+ * # Safety
+ *
+ * `ready_out` is writable.
+ */
+enum hibari_ret_t hibari_wait_set_timer_is_ready(struct hibari_wait_set_t ws, size_t index, bool *ready_out);
+
+/**
+ * Destroys the wait set; the entities it held are not destroyed (a wait
+ * in progress on another thread still ends at its wake-up or timeout).
+ */
+enum hibari_ret_t hibari_wait_set_destroy(struct hibari_wait_set_t ws);
 
 /**
  * The fully qualified names (`/namespace/name`) of every node seen, this

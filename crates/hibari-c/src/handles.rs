@@ -99,6 +99,15 @@ pub struct hibari_executor_t {
     pub id: u64,
 }
 
+/// A wait set: subscriptions, guard conditions and timers to wait on
+/// together. A handle: pass it by value; 0 is never valid.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct hibari_wait_set_t {
+    pub id: u64,
+}
+
 /// What an entry holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -112,6 +121,7 @@ pub(crate) enum Kind {
     Timer,
     GuardCondition,
     Executor,
+    WaitSet,
     Loan,
     Sample,
 }
@@ -129,6 +139,7 @@ impl Kind {
             Kind::Timer => "timer",
             Kind::GuardCondition => "guard condition",
             Kind::Executor => "executor",
+            Kind::WaitSet => "wait set",
             Kind::Loan => "loan",
             Kind::Sample => "sample",
         }

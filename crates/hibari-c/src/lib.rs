@@ -7,7 +7,7 @@
 //! binding does: contexts, nodes, publishers (and loans of shared memory),
 //! subscriptions (callbacks that read samples in place, or polled),
 //! services and clients, timers, guard conditions, callback groups,
-//! executors, graph queries, parameters and logging.
+//! executors, wait sets, graph queries, parameters and logging.
 //!
 //! # Why this crate uses `unsafe`
 //!
@@ -68,6 +68,8 @@ mod request;
 mod timer;
 // Executors.
 mod executor;
+// Wait sets.
+mod wait_set;
 // Graph queries.
 mod graph;
 // Parameters.
@@ -95,7 +97,7 @@ pub use group::*;
 pub use handles::{
     hibari_callback_group_t, hibari_client_t, hibari_context_t, hibari_executor_t,
     hibari_guard_condition_t, hibari_node_t, hibari_publisher_t, hibari_service_t,
-    hibari_subscription_t, hibari_timer_t,
+    hibari_subscription_t, hibari_timer_t, hibari_wait_set_t,
 };
 pub use interfaces::*;
 pub use loan::*;
@@ -111,6 +113,7 @@ pub use service::*;
 pub use subscription::*;
 pub use timer::*;
 pub use value::*;
+pub use wait_set::*;
 
 /// hibari's version (`0.1.0`), a static string.
 #[no_mangle]

@@ -1,5 +1,5 @@
 //! Subscriptions of CDR bytes: with a callback, which reads each sample in
-//! place, or polled with `hibari_subscription_take`.
+//! place, or polled; either is taken from with `hibari_subscription_take`.
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::Ordering;
@@ -61,7 +61,13 @@ pub type hibari_subscription_callback_t = Option<
 
 pub(crate) struct Subscription {
     inner: hibari_rs::Subscription<Serialized>,
-    polled: bool,
+}
+
+impl Subscription {
+    /// The Rust subscription (for a wait set).
+    pub(crate) fn rust(&self) -> &hibari_rs::Subscription<Serialized> {
+        &self.inner
+    }
 }
 
 /// A sample taken from a polled subscription: `len` CDR bytes at `data`,
@@ -77,7 +83,7 @@ pub struct hibari_sample_t {
     pub info: hibari_sample_info_t,
 }
 
-fn subscription(s: hibari_subscription_t) -> Result<Arc<Subscription>> {
+pub(crate) fn subscription(s: hibari_subscription_t) -> Result<Arc<Subscription>> {
     handles::get(Kind::Subscription, s.id)
 }
 
@@ -213,10 +219,7 @@ pub(crate) unsafe fn create(
             SubscriptionCreateError::InvalidTopic(_) => Error::invalid_from(e),
             e => Error::other(e),
         })?;
-        let sub = Subscription {
-            inner,
-            polled: callback.is_none(),
-        };
+        let sub = Subscription { inner };
         let close: Arc<dyn Close> = gate;
         let id = handles::insert(Kind::Subscription, node.id, Arc::new(sub), Some(close));
         // SAFETY: the caller's contract.
@@ -224,9 +227,11 @@ pub(crate) unsafe fn create(
     })
 }
 
-/// Takes the oldest sample of a polled subscription, without waiting:
-/// `taken_out` says whether there was one (and then `out` holds it, to
-/// release with `hibari_sample_release`).
+/// Takes the oldest sample of a subscription, without waiting: `taken_out`
+/// says whether there was one (and then `out` holds it, to release with
+/// `hibari_sample_release`). A subscription with a callback may be taken
+/// from too (as rclcpp's, after a wait set found it ready): each sample
+/// goes to whichever takes it first, this or the executor's callback.
 ///
 /// # Safety
 ///
@@ -241,11 +246,6 @@ pub unsafe extern "C" fn hibari_subscription_take(
         check_out(out, "out")?;
         check_out(taken_out, "taken_out")?;
         let s = self::subscription(subscription)?;
-        if !s.polled {
-            return Err(Error::invalid(
-                "this subscription has a callback: only one created with a NULL callback is taken from",
-            ));
-        }
         let Some((bytes, sample)) = s.inner.take() else {
             // SAFETY: the caller's contract.
             return unsafe { put(taken_out, "taken_out", false) };

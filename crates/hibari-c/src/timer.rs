@@ -1,5 +1,6 @@
 //! Timers and guard conditions: callbacks the executor spinning their node
-//! runs when due or triggered.
+//! runs when due or triggered (or that a wait set reports, for
+//! `hibari_timer_call`; a standalone guard condition only wakes wait sets).
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,8 +18,9 @@ use crate::handles::{
 use crate::node::node;
 
 /// Called when a timer is due or a guard condition was triggered, on the
-/// thread of the executor spinning the node; it must return normally (a C++
-/// exception must not leave it).
+/// thread of the executor spinning the node (or, for a timer, the thread
+/// calling `hibari_timer_call`); it must return normally (a C++ exception
+/// must not leave it).
 #[allow(non_camel_case_types)]
 pub type hibari_timer_callback_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
@@ -187,6 +189,28 @@ pub unsafe extern "C" fn hibari_timer_get_period(
     })
 }
 
+/// Runs the timer's callback now, on this thread, if it is due (as a wait
+/// set reports), and moves it to its next period (rcl's `rcl_timer_call`).
+/// `called_out` says whether it ran: not when the timer is not due, is
+/// canceled, or its callback (or its mutually exclusive callback group)
+/// runs on another thread right now.
+///
+/// # Safety
+///
+/// `called_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_timer_call(
+    timer: hibari_timer_t,
+    called_out: *mut bool,
+) -> hibari_ret_t {
+    ffi(|| {
+        check_out(called_out, "called_out")?;
+        let called = self::timer(timer)?.call();
+        // SAFETY: the caller's contract.
+        unsafe { put(called_out, "called_out", called) }
+    })
+}
+
 /// Destroys the timer.
 #[no_mangle]
 pub extern "C" fn hibari_timer_destroy(timer: hibari_timer_t) -> hibari_ret_t {
@@ -265,7 +289,29 @@ unsafe fn create_guard_condition(
     })
 }
 
-/// Triggers the guard condition (thread-safe).
+/// Creates a guard condition of no node and with no callback (rclcpp's
+/// `std::make_shared<rclcpp::GuardCondition>()`): add it to wait sets and
+/// trigger it from any thread to wake them. Destroy it with
+/// `hibari_guard_condition_destroy`.
+///
+/// # Safety
+///
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_guard_condition_create_standalone(
+    out: *mut hibari_guard_condition_t,
+) -> hibari_ret_t {
+    ffi(|| {
+        check_out(out, "out")?;
+        let g = hibari_rs::GuardCondition::new();
+        let id = handles::insert(Kind::GuardCondition, 0, Arc::new(g), None);
+        // SAFETY: the caller's contract.
+        unsafe { put(out, "out", hibari_guard_condition_t { id }) }
+    })
+}
+
+/// Triggers the guard condition (thread-safe): the executor spinning its
+/// node runs its callback, and the wait sets holding it wake.
 #[no_mangle]
 pub extern "C" fn hibari_guard_condition_trigger(guard: hibari_guard_condition_t) -> hibari_ret_t {
     ffi(|| {

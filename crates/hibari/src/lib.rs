@@ -21,7 +21,8 @@
 //! sleeping without using CPU while nothing is ready, and can
 //! `spin_until_future_complete`. Without an executor, a subscription is also
 //! a [`Stream`] ([`SubscriptionStream`]) and a call a `Future`,
-//! usable under tokio.
+//! usable under tokio; or a [`WaitSet`] (rcl's) sleeps until subscriptions,
+//! guard conditions and timers are ready, and the caller takes and calls.
 //!
 //! Every entity is created the same way, as in rclcpp: a name, its options,
 //! then its callback. The options are one value per kind of entity
@@ -135,8 +136,10 @@ pub use events::{
 };
 pub use executor::fd_watch::FdWatch;
 pub use executor::group::{CallbackGroup, CallbackGroupType};
+pub use executor::guard::GuardCondition;
 pub use executor::multi::MultiThreadedExecutor;
-pub use executor::timer::{GuardCondition, Timer, TimerCreateError};
+pub use executor::timer::{Timer, TimerCreateError};
+pub use executor::wait_set::{ReadyEntities, WaitError, WaitResult, WaitSet};
 pub use executor::{NodeAddError, SingleThreadedExecutor};
 pub use lifecycle::{LifecycleNode, LifecyclePublisher};
 pub use loan::{LoanError, LoanSendError, PublishRefError, PublisherLoan};

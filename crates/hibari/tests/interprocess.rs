@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use hibari::msg::sensor_msgs::msg::Image;
 use hibari::msg::std_msgs::msg::String as RosString;
-use hibari::{Context, Message, QosProfile, SampleInfo, SingleThreadedExecutor};
+use hibari::{
+    Context, Message, QosProfile, SampleInfo, SingleThreadedExecutor, WaitResult, WaitSet,
+};
 use hibari_testkit::TestDomain;
 
 const CHILD: &str = "HIBARI_TEST_CHILD";
@@ -435,4 +437,53 @@ fn paced_samples(busy: bool) {
         last - first,
         PACED - 1
     );
+}
+
+/// A wait set sleeping on a subscription wakes for samples from another
+/// process: through the transport's relay for a polled subscription, and by
+/// polling the bell of a subscription with a callback that nobody spins.
+#[test]
+fn a_wait_set_wakes_for_samples_from_another_process_on_a_polled_subscription() {
+    wait_set_takes_paced_samples(false);
+}
+
+#[test]
+fn a_wait_set_wakes_for_samples_from_another_process_on_a_callback_subscription() {
+    wait_set_takes_paced_samples(true);
+}
+
+fn wait_set_takes_paced_samples(with_callback: bool) {
+    let reserved = TestDomain::reserve();
+    let domain = reserved.id();
+    let ctx = Context::with_domain(domain);
+    let node = ctx.create_node("waiting").unwrap();
+    let sub = match with_callback {
+        true => node
+            .create_subscription("/paced", QosProfile::default(), |_: RosString| {})
+            .unwrap(),
+        false => node
+            .create_polled_subscription::<RosString>("/paced", QosProfile::default())
+            .unwrap(),
+    };
+    let mut ws = WaitSet::new();
+    ws.add_subscription(&sub);
+    let child = spawn_child("pacer", domain);
+    let mut got = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    // Once samples flow (one every 15 ms), a wait that times out missed one.
+    let mut missed = 0;
+    while got.len() < PACED && std::time::Instant::now() < deadline {
+        match ws.wait(Duration::from_secs(5)).unwrap() {
+            WaitResult::Ready(_) => {
+                while let Some((m, _)) = sub.take() {
+                    got.push(m.data);
+                }
+            }
+            WaitResult::Timeout => missed += usize::from(!got.is_empty()),
+        }
+    }
+    drop(child);
+    let expected: Vec<String> = (0..PACED).map(|i| i.to_string()).collect();
+    assert_eq!(got, expected);
+    assert_eq!(missed, 0, "a wait slept through samples");
 }

@@ -38,3 +38,4 @@
 #include "hibari/subscription.hpp"
 #include "hibari/time.hpp"
 #include "hibari/timer.hpp"
+#include "hibari/wait_set.hpp"

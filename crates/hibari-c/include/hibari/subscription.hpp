@@ -13,6 +13,11 @@
 // create_view_subscription<T>'s callback gets T's zero-copy view
 // (hibari/view.hpp) of those same bytes, parsed without copying arrays or
 // strings: void(const T::View &[, const MessageInfo &]).
+//
+// Any of them may also be taken from without an executor, as rclcpp's
+// (after a hibari::WaitSet found it ready): take(msg, info) decodes the
+// oldest sample into msg; take_in_place(f) lends its bytes to f. Each
+// sample goes to whoever takes it first, a take or the callback.
 #pragma once
 
 #include <hibari.h>
@@ -25,6 +30,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "hibari/callback_group.hpp"
 #include "hibari/context.hpp"
@@ -146,6 +152,24 @@ public:
   }
   hibari_subscription_t get_c_handle() const { return handle_; }
 
+  /// Takes the oldest sample, if any, without waiting: calls f(ByteSpan,
+  /// const MessageInfo &) with its CDR bytes, borrowed for the call (from
+  /// another process, read in place in the publisher's shared memory), and
+  /// returns true; false when none waits. An exception from f propagates,
+  /// the sample released.
+  template <class F> bool take_in_place(F &&f) {
+    hibari_sample_t sample{};
+    bool taken = false;
+    detail::check(hibari_subscription_take(handle_, &sample, &taken), "take");
+    if (!taken) return false;
+    struct Release {
+      hibari_sample_t *sample;
+      ~Release() { hibari_sample_release(sample); }
+    } release{&sample};
+    f(ByteSpan{sample.data, sample.len}, MessageInfo::from_c(sample.info));
+    return true;
+  }
+
 private:
   std::shared_ptr<detail::NodeHandle> node_;
   detail::RawBox *box_;
@@ -165,6 +189,16 @@ public:
   Subscription(std::shared_ptr<detail::NodeHandle> node, const std::string &topic, const QoS &qos, F &&callback,
                const SubscriptionOptions &options = SubscriptionOptions())
       : SubscriptionBase(node, topic, T::TYPE_NAME, qos, adapt(node, std::forward<F>(callback)), options) {}
+
+  /// rclcpp's take: decodes the oldest sample into `msg` and its info into
+  /// `info`; false at once when none waits. A sample that does not decode
+  /// throws (hibari::cdr's exception), and is gone.
+  bool take(T &msg, MessageInfo &info) {
+    return take_in_place([&](ByteSpan bytes, const MessageInfo &i) {
+      hibari::cdr::from_cdr(bytes.data(), bytes.size(), msg);
+      info = i;
+    });
+  }
 
 private:
   /// The callback, behind a decoder for its signature and an adapter for
@@ -302,6 +336,15 @@ public:
                          const std::string &type_name, const QoS &qos, F &&callback,
                          const SubscriptionOptions &options = SubscriptionOptions())
       : SubscriptionBase(std::move(node), topic, type_name, qos, adapt(std::forward<F>(callback)), options) {}
+
+  /// rclcpp's take_serialized: copies the oldest sample's CDR bytes into
+  /// `bytes`; false at once when none waits.
+  bool take_serialized(std::vector<uint8_t> &bytes, MessageInfo &info) {
+    return take_in_place([&](ByteSpan b, const MessageInfo &i) {
+      bytes.assign(b.begin(), b.end());
+      info = i;
+    });
+  }
 
 private:
   template <class F> static detail::RawCallback adapt(F &&f) {

@@ -1,12 +1,16 @@
 // hibari C++: timers (steady time, as create_wall_timer) and guard
-// conditions.
+// conditions. Both are also waited on in a hibari::WaitSet
+// (hibari/wait_set.hpp): a due timer is run there with call() and
+// execute_callback(), a guard condition may belong to no node.
 #pragma once
 
 #include <hibari.h>
 
 #include <chrono>
 #include <functional>
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -32,7 +36,10 @@ public:
   template <class F>
   TimerBase(std::shared_ptr<detail::NodeHandle> node, std::chrono::nanoseconds period, F &&callback,
             const CallbackGroup::SharedPtr &group = nullptr)
-      : node_(std::move(node)), box_(new detail::VoidBox(adapt(std::forward<F>(callback)))) {
+      : node_(std::move(node)), callback_(adapt(std::forward<F>(callback))), box_(new detail::VoidBox([this] {
+          // call() moves the schedule on; execute_callback() runs it.
+          if (deferring_.load() != std::this_thread::get_id()) callback_();
+        })) {
     const hibari_ret_t r =
         group ? hibari_timer_create_in_group(node_->handle, group->get_c_handle(), period.count(), detail::on_tick,
                                              box_, &handle_)
@@ -63,6 +70,21 @@ public:
   }
   hibari_timer_t get_c_handle() const { return handle_; }
 
+  /// rclcpp's TimerBase::call, for a timer a wait set found ready: if the
+  /// timer is due, moves it to its next period and returns a non-null
+  /// token for execute_callback(), which runs the callback; null when it
+  /// is not due, is canceled, or its callback runs on another thread now.
+  std::shared_ptr<void> call() {
+    bool called = false;
+    deferring_.store(std::this_thread::get_id());
+    const hibari_ret_t r = hibari_timer_call(handle_, &called);
+    deferring_.store(std::thread::id());
+    detail::check(r, "TimerBase::call");
+    return called ? std::make_shared<bool>(true) : nullptr;
+  }
+  /// Runs the callback on this thread (after call(); exceptions propagate).
+  void execute_callback(const std::shared_ptr<void> & = nullptr) { callback_(); }
+
 private:
   /// void() or void(TimerBase &), as rclcpp's.
   template <class F> std::function<void()> adapt(F &&f) {
@@ -76,6 +98,9 @@ private:
   }
 
   std::shared_ptr<detail::NodeHandle> node_;
+  std::function<void()> callback_;
+  /// The thread inside call(): its tick is deferred to execute_callback().
+  std::atomic<std::thread::id> deferring_{};
   detail::VoidBox *box_;
   hibari_timer_t handle_{};
 };
@@ -89,11 +114,16 @@ public:
 
 /// A guard condition: trigger() it from any thread to have the executor
 /// spinning its node run the callback, in `group` (null: the node's default
-/// group).
+/// group), and the wait sets holding it wake. Made with no node
+/// (std::make_shared<hibari::GuardCondition>(), as rclcpp's), it only wakes
+/// wait sets.
 class GuardCondition {
 public:
   using SharedPtr = std::shared_ptr<GuardCondition>;
 
+  GuardCondition() : box_(nullptr) {
+    detail::check(hibari_guard_condition_create_standalone(&handle_), "GuardCondition");
+  }
   GuardCondition(std::shared_ptr<detail::NodeHandle> node, std::function<void()> callback,
                  const CallbackGroup::SharedPtr &group = nullptr)
       : node_(std::move(node)), box_(new detail::VoidBox(std::move(callback))) {
@@ -114,6 +144,7 @@ public:
   GuardCondition &operator=(const GuardCondition &) = delete;
 
   void trigger() { detail::check(hibari_guard_condition_trigger(handle_), "GuardCondition::trigger"); }
+  hibari_guard_condition_t get_c_handle() const { return handle_; }
 
 private:
   std::shared_ptr<detail::NodeHandle> node_;

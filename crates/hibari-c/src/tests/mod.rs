@@ -16,6 +16,7 @@ mod parameters;
 mod services;
 mod topics;
 mod values;
+mod wait_sets;
 
 /// How long a test waits for what takes a moment (only a hang reaches it).
 const WAIT: Duration = hibari_testkit::HANG;

@@ -3,7 +3,7 @@
 use super::*;
 use hibari_testkit::{unique_topic, with_timeout, TestDomain};
 
-fn publisher(n: hibari_node_t, topic: &str) -> hibari_publisher_t {
+pub(super) fn publisher(n: hibari_node_t, topic: &str) -> hibari_publisher_t {
     let mut p = hibari_publisher_t::default();
     // SAFETY: valid strings and out-pointer; NULL QoS is the default.
     ok(unsafe {
@@ -18,7 +18,11 @@ fn publisher(n: hibari_node_t, topic: &str) -> hibari_publisher_t {
     p
 }
 
-fn subscription(n: hibari_node_t, topic: &str, seen: Option<&Arc<Seen>>) -> hibari_subscription_t {
+pub(super) fn subscription(
+    n: hibari_node_t,
+    topic: &str,
+    seen: Option<&Arc<Seen>>,
+) -> hibari_subscription_t {
     let mut s = hibari_subscription_t::default();
     let (callback, user): (hibari_subscription_callback_t, _) = match seen {
         Some(seen) => (Some(record), seen.user()),
@@ -39,7 +43,7 @@ fn subscription(n: hibari_node_t, topic: &str, seen: Option<&Arc<Seen>>) -> hiba
     s
 }
 
-fn publish(p: hibari_publisher_t, text: &str) {
+pub(super) fn publish(p: hibari_publisher_t, text: &str) {
     let bytes = string_cdr(text);
     // SAFETY: `bytes` is readable.
     ok(unsafe { hibari_publisher_publish(p, bytes.as_ptr(), bytes.len()) });
@@ -88,7 +92,7 @@ fn a_message_published_reaches_a_subscription_callback_of_another_context_in_the
 }
 
 #[test]
-fn a_polled_subscription_takes_samples_until_none_is_left() {
+fn a_subscription_is_taken_from_until_none_is_left() {
     let ctx = isolated(&[]);
     let n = node(ctx, "poller");
     let sub = subscription(n, "polled", None);
@@ -116,11 +120,16 @@ fn a_polled_subscription_takes_samples_until_none_is_left() {
     // SAFETY: valid out-pointers.
     ok(unsafe { hibari_subscription_take(sub, &mut sample, &mut taken) });
     assert!(!taken);
+    // A subscription with a callback that nobody spins is taken from too.
     let seen = Arc::new(Seen::default());
     let with_callback = subscription(n, "other", Some(&seen));
+    publish(publisher(n, "other"), "two");
     // SAFETY: valid out-pointers.
-    let ret = unsafe { hibari_subscription_take(with_callback, &mut sample, &mut taken) };
-    assert_eq!(ret, hibari_ret_t::HIBARI_ERROR_INVALID_ARGUMENT);
+    ok(unsafe { hibari_subscription_take(with_callback, &mut sample, &mut taken) });
+    assert!(taken);
+    // SAFETY: a sample from take.
+    ok(unsafe { hibari_sample_release(&mut sample) });
+    assert_eq!(seen.count(), 0);
     ok(hibari_context_destroy(ctx));
 }
 

@@ -56,11 +56,14 @@ use lists::{EntityCache, Lists, Scratch};
 pub(crate) mod bells;
 pub(crate) mod fd_watch;
 pub(crate) mod group;
+pub(crate) mod guard;
 mod lists;
 pub(crate) mod multi;
 mod single;
 pub(crate) mod timer;
 pub(crate) mod wait;
+pub(crate) mod wait_set;
+pub(crate) mod watchers;
 
 pub use single::SingleThreadedExecutor;
 

@@ -1,5 +1,5 @@
-//! Timers and guard conditions: the two entities an executor runs that are
-//! not subscriptions.
+//! Timers: callbacks an executor runs every period (or that a
+//! [`WaitSet`](crate::WaitSet) reports due, for [`Timer::call`]).
 //!
 //! A timer needs no thread: the executor spinning its node sleeps no later
 //! than the earliest timer's due time and runs the timer's callback when it
@@ -10,9 +10,8 @@
 //! steady clock, or, while its node's clock reads simulated time, on that
 //! time: every `/clock` update wakes the executor to look at it.
 //!
-//! Both run in a [callback group](crate::CallbackGroup): the node's default
-//! one, or the group given in [`TimerOptions`] /
-//! [`GuardConditionOptions`].
+//! A timer runs in a [callback group](crate::CallbackGroup): the node's
+//! default one, or the group given in [`TimerOptions`].
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,9 +21,10 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::context::lock;
+use crate::executor::watchers::Watchers;
 use crate::group::CallbackGroup;
 use crate::node::{lock_callback, Entity, Node, NodeWaker};
-use crate::options::{GuardConditionOptions, TimerOptions};
+use crate::options::TimerOptions;
 use crate::time::{Clock, ClockType};
 
 /// Why a timer could not be created.
@@ -59,6 +59,8 @@ pub(crate) struct TimerShared {
     callback: Mutex<Callback>,
     waker: Arc<NodeWaker>,
     group: CallbackGroup,
+    /// Wait sets holding it (woken by a reset or a cancel).
+    pub(crate) watchers: Watchers,
 }
 
 /// The first due time after `now` on the grid `due + k·period`.
@@ -118,6 +120,26 @@ impl TimerShared {
         }
     }
 
+    /// Whether a call is due now (a wait set's question: the timer is not
+    /// run, and its group is not asked).
+    pub(crate) fn is_ready(&self, now: Instant) -> bool {
+        !self.canceled.load(Ordering::Acquire) && self.due(&mut lock(&self.schedule), now)
+    }
+
+    /// When a wait set holding it must wake: the steady due time, `None`
+    /// while canceled or while simulated time drives it.
+    pub(crate) fn steady_due(&self) -> Option<Instant> {
+        if self.canceled.load(Ordering::Acquire) {
+            return None;
+        }
+        let s = lock(&self.schedule);
+        match self.sim(&s) {
+            (true, _, epoch) if epoch == s.epoch => None,
+            (_, _, epoch) if epoch != s.epoch => Some(Instant::now()),
+            _ => Some(s.next_due),
+        }
+    }
+
     /// Takes the due call: the schedule moves to the next grid point.
     fn consume(&self, s: &mut Schedule, now: Instant) {
         let (active, value, _) = self.sim(s);
@@ -172,7 +194,7 @@ impl Entity for TimerShared {
 /// A timer: its callback runs every period on the executor spinning its
 /// node. Dropping it stops it.
 pub struct Timer {
-    shared: Arc<TimerShared>,
+    pub(crate) shared: Arc<TimerShared>,
 }
 
 impl fmt::Debug for Timer {
@@ -192,8 +214,9 @@ impl Timer {
 
     /// Stops the timer until [`reset`](Timer::reset).
     pub fn cancel(&self) {
-        self.shared.canceled.store(true, Ordering::Release);
+        self.shared.canceled.store(true, Ordering::SeqCst);
         self.shared.waker.wake();
+        self.shared.watchers.notify();
     }
 
     /// Whether the timer is canceled.
@@ -205,8 +228,19 @@ impl Timer {
     pub fn reset(&self) {
         self.shared
             .restart(&mut lock(&self.shared.schedule), Instant::now());
-        self.shared.canceled.store(false, Ordering::Release);
+        self.shared.canceled.store(false, Ordering::SeqCst);
         self.shared.waker.wake();
+        self.shared.watchers.notify();
+    }
+
+    /// Runs the callback now if the timer is due, on the calling thread,
+    /// and moves its schedule to the next period (rcl's `rcl_timer_call`,
+    /// for a timer a [`WaitSet`](crate::WaitSet) found ready). Returns
+    /// whether it ran: not when the timer is not due, is canceled, or its
+    /// callback (or a mutually exclusive group it is in) runs on another
+    /// thread right now.
+    pub fn call(&self) -> bool {
+        self.shared.execute(Instant::now())
     }
 
     /// How long until the next call (zero when it is due), in the time that
@@ -224,56 +258,6 @@ impl Timer {
     /// The clock driving it: `None` for a wall (steady) timer.
     pub fn clock(&self) -> Option<&Clock> {
         self.shared.clock.as_ref()
-    }
-}
-
-pub(crate) struct GuardShared {
-    triggered: AtomicBool,
-    callback: Mutex<Callback>,
-    waker: Arc<NodeWaker>,
-    group: CallbackGroup,
-}
-
-impl Entity for GuardShared {
-    fn execute(&self, _now: Instant) -> bool {
-        if !self.triggered.load(Ordering::Acquire) {
-            return false;
-        }
-        let Some(_group) = self.group.try_enter(&self.waker) else {
-            return false;
-        };
-        let Some(mut callback) = lock_callback(&self.callback) else {
-            return false;
-        };
-        if !self.triggered.swap(false, Ordering::AcqRel) {
-            return false;
-        }
-        callback();
-        true
-    }
-}
-
-/// Wakes the executor spinning its node from any thread and runs its
-/// callback there; triggers before the callback runs coalesce into one call.
-/// Cloning shares it; dropping the last clone removes it.
-#[derive(Clone)]
-pub struct GuardCondition {
-    shared: Arc<GuardShared>,
-}
-
-impl fmt::Debug for GuardCondition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GuardCondition")
-            .field("triggered", &self.shared.triggered.load(Ordering::Relaxed))
-            .finish()
-    }
-}
-
-impl GuardCondition {
-    /// Triggers it: the executor wakes and runs the callback.
-    pub fn trigger(&self) {
-        self.shared.triggered.store(true, Ordering::Release);
-        self.shared.waker.wake();
     }
 }
 
@@ -338,33 +322,12 @@ impl Node {
             callback: Mutex::new(callback),
             waker: self.inner.waker.clone(),
             group,
+            watchers: Watchers::default(),
         });
         shared.restart(&mut lock(&shared.schedule), Instant::now());
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));
         Ok(Timer { shared })
-    }
-
-    /// Creates a guard condition: [`trigger`](GuardCondition::trigger) it
-    /// from any thread to have the executor spinning this node run
-    /// `callback` (in the callback group of `options`, default the node's).
-    pub fn create_guard_condition(
-        &self,
-        options: GuardConditionOptions,
-        callback: impl FnMut() + Send + 'static,
-    ) -> GuardCondition {
-        let group = options
-            .group
-            .unwrap_or_else(|| self.default_callback_group());
-        let shared = Arc::new(GuardShared {
-            triggered: AtomicBool::new(false),
-            callback: Mutex::new(Box::new(callback)),
-            waker: self.inner.waker.clone(),
-            group,
-        });
-        let entity: Arc<dyn Entity> = shared.clone();
-        self.add_entity(Arc::downgrade(&entity));
-        GuardCondition { shared }
     }
 }
 

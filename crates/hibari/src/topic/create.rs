@@ -180,11 +180,15 @@ impl Node {
         let entity = shared.is_entity();
         let ready = shared.ready.clone();
         let flag = shared.events.flag();
-        // Samples and events both fire it; only an executor's entity wakes.
+        let watchers = shared.watchers.clone();
+        // Samples and events both fire it; only an executor's entity wakes
+        // its executor, and any entity the wait sets holding it (sequentially
+        // consistent: see `watchers`).
         shared.reader.set_notify(Some(Arc::new(WakeEntity {
             mark: move || {
-                ready.store(true, Ordering::Release);
+                ready.store(true, Ordering::SeqCst);
                 flag.store(true, Ordering::Release);
+                watchers.notify();
             },
             waker: entity.then_some(waker),
             bell: shared.bell.clone(),

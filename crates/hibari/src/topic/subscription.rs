@@ -19,6 +19,7 @@ use hibari_transport::{
 
 use crate::events::monitor::EventMonitor;
 use crate::executor::bells::{new_bell, Bell};
+use crate::executor::watchers::Watchers;
 use crate::group::CallbackGroup;
 use crate::node::{lock_callback, take_ready, Entity, NodeWaker};
 
@@ -40,6 +41,8 @@ pub(crate) struct SubscriptionShared {
     pub(crate) events: EventMonitor,
     /// Rung by writers in other processes (an executor's entity only).
     pub(crate) bell: Option<Bell>,
+    /// Wait sets holding it, woken by its reader's waker after `ready`.
+    pub(crate) watchers: Arc<Watchers>,
 }
 
 impl SubscriptionShared {
@@ -63,6 +66,7 @@ impl SubscriptionShared {
             group,
             waker,
             events,
+            watchers: Arc::default(),
         }
     }
 
@@ -75,9 +79,12 @@ impl SubscriptionShared {
         self.rejected.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Takes one sample for a caller, telling the event monitor.
+    /// Takes one sample for a caller, telling the event monitor. The ready
+    /// flag is kept as the executor keeps it ([`take_ready`]): a take that
+    /// finds nothing leaves the subscription not ready, for executors and
+    /// wait sets alike, until the next sample.
     pub(crate) fn take_one(&self) -> Option<Sample> {
-        let Some(sample) = self.reader.take() else {
+        let Some(sample) = take_ready(&self.ready, &*self.reader) else {
             self.events.pump_flagged(&*self.reader);
             return None;
         };
