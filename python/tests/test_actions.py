@@ -83,6 +83,25 @@ def client_for(rig: Rig, fib: Any, name: str) -> ActionClient:
     return client
 
 
+def test_feedback_served_before_the_acceptance_waits_for_the_goal_id(rig: Rig, fib: Any, topic: str) -> None:
+    """The executor may serve a goal's first feedback before the server's
+    acceptance (both are in flight together): it is delivered, in order and
+    with the goal's id, once the id is known — never with an empty id."""
+    from hibari.action.client import _FeedbackRelay
+
+    fibonacci_server(rig, fib, topic)
+    client = client_for(rig, fib, topic)
+    seen: List[Tuple[bytes, List[int]]] = []
+    relay = _FeedbackRelay(client, lambda f: seen.append((bytes(f.goal_id.uuid), list(f.feedback.sequence))))
+    relay(fib.Feedback(sequence=[0, 1, 1]))
+    relay(fib.Feedback(sequence=[0, 1, 1, 2]))
+    assert seen == []
+    goal_id = bytes(range(16))
+    relay.known(goal_id)
+    relay(fib.Feedback(sequence=[0, 1, 1, 2, 3]))
+    assert seen == [(goal_id, [0, 1, 1]), (goal_id, [0, 1, 1, 2]), (goal_id, [0, 1, 1, 2, 3])]
+
+
 def test_a_goal_gets_its_feedback_and_result(rig: Rig, fib: Any, topic: str) -> None:
     server = fibonacci_server(rig, fib, topic)
     client = client_for(rig, fib, topic)

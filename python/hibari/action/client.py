@@ -12,7 +12,9 @@ executor spinning the node, and gets the action's ``FeedbackMessage``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Optional
+import threading
+from collections import deque
+from typing import TYPE_CHECKING, Any, Callable, Deque, Optional
 
 from .. import _hibari
 from ..futures import Future
@@ -178,7 +180,7 @@ class ActionClient:
             if inner is None:
                 return ClientGoalHandle(self, None, self._uuid(), False)
             if on_feedback is not None:
-                on_feedback.goal_id = bytes(inner.goal_id)
+                on_feedback.known(bytes(inner.goal_id))
             return ClientGoalHandle(self, inner, self._uuid(uuid=inner.goal_id), True)
 
         future._pending = self._inner.send_goal_async(goal, _complete(future, handle), on_feedback)
@@ -201,14 +203,50 @@ class ActionClient:
 
 class _FeedbackRelay:
     """Wraps each ``Feedback`` in the action's ``FeedbackMessage`` for the
-    user's callback. The goal id is known once the goal is accepted; feedback
-    cannot come before (the server executes accepted goals only)."""
+    user's callback. The goal id is known once the goal is accepted, but the
+    first feedback may be served before the acceptance (the server starts
+    executing as it answers, and the executor serves the feedback topic and
+    the goal's reply in either order): feedback that comes first waits here
+    and is delivered, in order, once the id is known. The user's callback
+    never runs under the lock, and never twice at once."""
 
     def __init__(self, client: ActionClient, callback: Callable[[Any], None]) -> None:
         self._message = client._parts["FeedbackMessage"]
         self._uuid = client._uuid
         self._callback = callback
-        self.goal_id = b""
+        self._lock = threading.Lock()
+        self._queue: Deque[Any] = deque()
+        self._draining = False
+        self.goal_id: Optional[bytes] = None
+
+    def known(self, goal_id: bytes) -> None:
+        """The goal was accepted with ``goal_id``: deliver what waited."""
+        with self._lock:
+            self.goal_id = goal_id
+            if self._draining or not self._queue:
+                return
+            self._draining = True
+        self._drain()
 
     def __call__(self, feedback: Any) -> None:
-        self._callback(self._message(goal_id=self._uuid(uuid=self.goal_id), feedback=feedback))
+        with self._lock:
+            self._queue.append(feedback)
+            if self.goal_id is None or self._draining:
+                return
+            self._draining = True
+        self._drain()
+
+    def _drain(self) -> None:
+        try:
+            while True:
+                with self._lock:
+                    if not self._queue:
+                        self._draining = False
+                        return
+                    feedback = self._queue.popleft()
+                    goal_id = self.goal_id
+                self._callback(self._message(goal_id=self._uuid(uuid=goal_id), feedback=feedback))
+        except BaseException:
+            with self._lock:
+                self._draining = False
+            raise
