@@ -105,7 +105,9 @@ step "rosbags cross-check (pytest)"
 # The C++ side (tests/crosscheck_cpp/build.py, run by the test) generates the
 # Jazzy headers with hibari-cpp-gen and compiles them with g++ (about 25 s on
 # 2 cores, and as long again for each header compiled alone; cached under
-# target/crosscheck_cpp until a header or source changes).
+# target/crosscheck_cpp until a header or source changes), plus ~15 s for the
+# Humble types whose definitions differ from Jazzy's (build.py --only; see
+# tests/python/test_rosbags_crosscheck_humble_cpp.py).
 cargo build -p hibari-crosscheck -p hibari-codegen
 HIBARI_CROSSCHECK_BIN="$ROOT/target/debug/hibari-crosscheck" \
 HIBARI_CPP_GEN="$ROOT/target/debug/hibari-cpp-gen" \

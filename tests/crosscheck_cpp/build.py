@@ -5,6 +5,7 @@ tests/python/test_rosbags_crosscheck.py drives.
 
     python3 tests/crosscheck_cpp/build.py                  # builds, prints the binary's path
     python3 tests/crosscheck_cpp/build.py --check-headers  # also: every header compiles alone
+    python3 tests/crosscheck_cpp/build.py --distro humble --only sensor_msgs/msg/Range  # a subset
 
 Steps:
 1. `hibari-cpp-gen --bundled --distro D --out <work>/include --manifest <work>/manifest.tsv`
@@ -16,6 +17,12 @@ Steps:
    then linked. The binary is cached under `<work>/build-<key>/`, the key being a
    hash of every input (headers, sources, flags, compiler version), so a rerun
    with nothing changed only runs the generator and hashes.
+
+`--only T...` (`build(only=...)`) registers only the named types: the dispatch
+sources include only their headers (and what those include), so the build takes
+seconds instead of a minute. Its sources go to `<work>/src-subset/` and its binary
+to `<work>/subset-<key>/`, cached apart from the full build (the key also hashes
+every generated header, as the full build's does).
 
 `--check-headers` compiles, for each generated header, a translation unit that
 includes only it (twice, for the include guard) with -fsyntax-only: each header
@@ -36,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,10 +124,10 @@ def generate(distro: str) -> Generated:
     return gen
 
 
-def write_dispatch(gen: Generated, parts: int) -> list[Path]:
-    """dispatch_<k>.cpp for `parts` shares of the headers (balanced by size), and dispatch.cpp."""
-    src = gen.work / 'src'
-    sizes = {h: (gen.include / h).stat().st_size for h in gen.headers}
+def write_dispatch(gen: Generated, parts: int, src: Path, types: list[tuple[str, str, str]]) -> list[Path]:
+    """In `src`: dispatch_<k>.cpp for `parts` shares of the headers of `types`
+    (balanced by size), registering `types`, and dispatch.cpp."""
+    sizes = {h: (gen.include / h).stat().st_size for h in sorted({h for _, _, h in types})}
     shares: list[list[str]] = [[] for _ in range(parts)]
     totals = [0] * parts
     for h in sorted(sizes, key=lambda h: (-sizes[h], h)):
@@ -133,7 +141,7 @@ def write_dispatch(gen: Generated, parts: int) -> list[Path]:
         lines = [banner, '#include "roundtrip.hpp"\n']
         lines += [f'#include <{h}>\n' for h in sorted(share)]
         lines.append(f'\nnamespace crosscheck {{\n\nvoid register_types_{k}(RoundtripTable &table) {{\n')
-        lines += [f'  table["{ros}"] = &roundtrip<{cpp}>;\n' for ros, cpp, h in gen.types if h in mine]
+        lines += [f'  table["{ros}"] = &roundtrip<{cpp}>;\n' for ros, cpp, h in types if h in mine]
         lines.append('}\n\n}  // namespace crosscheck\n')
         path = src / f'dispatch_{k}.cpp'
         write_if_changed(path, ''.join(lines))
@@ -179,11 +187,20 @@ def _try(cmd: list[str]) -> str:
     return ''
 
 
-def build(distro: str = 'jazzy', parts: int | None = None) -> Path:
-    """Builds (or finds cached) the crosscheck binary for `distro`; returns its path."""
+def build(distro: str = 'jazzy', parts: int | None = None, only: Collection[str] | None = None) -> Path:
+    """Builds (or finds cached) the crosscheck binary for `distro`; returns its
+    path. With `only`, the binary serves only those ROS types (see --only)."""
     gen = generate(distro)
-    parts = parts or max(jobs(), 1)
-    sources = [HERE / 'main.cpp', *write_dispatch(gen, parts)]
+    types = gen.types
+    src, prefix = gen.work / 'src', 'build-'
+    if only is not None:
+        unknown = sorted(set(only) - {ros for ros, _, _ in gen.types})
+        if unknown:
+            raise BuildError(f'--only: no generated {distro} type {", ".join(unknown)}')
+        types = [t for t in gen.types if t[0] in only]
+        src, prefix = gen.work / 'src-subset', 'subset-'
+    parts = max(1, min(parts or jobs(), len({h for _, _, h in types})))
+    sources = [HERE / 'main.cpp', *write_dispatch(gen, parts, src, types)]
     flags = [
         '-std=c++17',
         os.environ.get('CROSSCHECK_CPP_OPT', '-O1'),
@@ -194,11 +211,11 @@ def build(distro: str = 'jazzy', parts: int | None = None) -> Path:
         f'-I{HERE}',
     ]
     key = inputs_key(gen, sources, flags)
-    out_dir = gen.work / f'build-{key}'
+    out_dir = gen.work / f'{prefix}{key}'
     binary = out_dir / 'hibari-crosscheck-cpp'
     if binary.is_file():
         return binary
-    for old in gen.work.glob('build-*'):
+    for old in gen.work.glob(f'{prefix}*'):
         shutil.rmtree(old, ignore_errors=True)
     out_dir.mkdir(parents=True)
     started = time.monotonic()
@@ -209,7 +226,7 @@ def build(distro: str = 'jazzy', parts: int | None = None) -> Path:
     tmp.rename(binary)
     took = time.monotonic() - started
     (out_dir / 'build-time.txt').write_text(
-        f'{took:.1f} s: {len(gen.types)} types in {len(gen.headers)} headers, '
+        f'{took:.1f} s: {len(types)} types in {len({h for _, _, h in types})} headers, '
         f'{len(sources)} translation units, {jobs()} jobs, {flags[1]}\n',
     )
     print(f'built {binary} in {took:.1f} s ({len(sources)} translation units, {jobs()} jobs)', file=sys.stderr)
@@ -245,9 +262,10 @@ def main() -> int:
     parser.add_argument('--distro', default='jazzy', choices=['jazzy', 'humble'])
     parser.add_argument('--parts', type=int, default=None, help='dispatch translation units (default: jobs)')
     parser.add_argument('--check-headers', action='store_true', help='also compile every header alone')
+    parser.add_argument('--only', nargs='+', metavar='TYPE', help='register only these ROS types (a quick build)')
     args = parser.parse_args()
     try:
-        print(build(args.distro, args.parts))
+        print(build(args.distro, args.parts, args.only))
         if args.check_headers:
             n, took = check_headers(args.distro)
             print(f'{n} headers compile alone ({took:.1f} s; 0 means cached)', file=sys.stderr)

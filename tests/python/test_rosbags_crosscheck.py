@@ -23,10 +23,12 @@ and, for the derived action messages, from the rosidl conventions, so they
 are checked against rosbags' serializer too. `test_type_sets` asserts that the
 stock store lacks exactly those.
 
-The C++ side (Jazzy only): the headers `hibari-cpp-gen --bundled` writes for
-every bundled type, compiled into `hibari-crosscheck-cpp` (tests/crosscheck_cpp,
-built and cached by its build.py; `HIBARI_CROSSCHECK_CPP_BIN` overrides). For
-every type it decodes rosbags' little- and big-endian bytes of the same samples
+The C++ side (Jazzy; test_rosbags_crosscheck_humble_cpp.py checks the Humble
+types whose definitions differ from Jazzy's, the rest having Jazzy's code):
+the headers `hibari-cpp-gen --bundled` writes for every bundled type, compiled
+into `hibari-crosscheck-cpp` (tests/crosscheck_cpp, built and cached by its
+build.py; `HIBARI_CROSSCHECK_CPP_BIN` overrides). For every type it decodes
+rosbags' little- and big-endian bytes of the same samples
 with the generated C++ type, and parses them as its zero-copy view
 (`T::View::parse`, then `to_message()`), and both must re-encode exactly
 rosbags' little-endian bytes; this includes the `<Service>_Event` messages rosidl generates on Jazzy
