@@ -25,8 +25,10 @@ use crate::payload::{copy_into, LocalSample, Payload};
 pub trait ForeignMessage: Send + Sync + 'static {
     /// The exact length of the encoding, header included.
     fn encoded_len(&self) -> Result<usize, CdrEncodeError>;
-    /// Encodes into `out` (at least [`encoded_len`](Self::encoded_len)
-    /// bytes) and returns the bytes written.
+    /// Encodes into `out` and returns the bytes written; an `out` shorter
+    /// than [`encoded_len`](Self::encoded_len) is
+    /// [`BufferTooSmall`](CdrEncodeError::BufferTooSmall), a longer one is
+    /// written at its start.
     fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError>;
 }
 
@@ -79,15 +81,7 @@ impl<F: ForeignMessage> LocalSample for ForeignCell<F> {
         match self.cdr.get() {
             Some(Ok(bytes)) => copy_into(Bytes::Private(bytes), out),
             Some(Err(e)) => Err(e.clone()),
-            None => {
-                let len = self.value.encoded_len()?;
-                let capacity = out.len();
-                let out = out.get_mut(..len).ok_or(CdrEncodeError::BufferTooSmall {
-                    needed: len,
-                    capacity,
-                })?;
-                self.value.encode_into(out)
-            }
+            None => self.value.encode_into(out),
         }
     }
     /// A foreign value is never moved out: its readers borrow it.
