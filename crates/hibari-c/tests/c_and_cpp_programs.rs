@@ -233,6 +233,35 @@ fn the_cpp_layer_passes_its_selftest_in_one_process() {
 }
 
 #[test]
+fn the_once_and_throttle_macros_log_once_and_wall_rate_paces() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let mut throttle = start(&p.cpp, &["throttle"], &domain);
+    let mut seen = Vec::new();
+    throttle.expect_line("once 1 throttled 1 every 20 debug 0", &mut seen);
+    throttle.expect_success(&mut seen);
+}
+
+#[test]
+fn a_first_sigint_shuts_down_and_a_second_ends_the_process_with_130() {
+    let p = programs();
+    let domain = TestDomain::reserve();
+    let mut stubborn = start(&p.cpp, &["stubborn"], &domain);
+    let mut seen = Vec::new();
+    stubborn.expect_line("ready", &mut seen);
+    let sigint = |child: &mut LineChild| {
+        let pid = child.child().id().to_string();
+        let sent = Command::new("kill").args(["-INT", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -INT {pid}");
+    };
+    sigint(&mut stubborn);
+    stubborn.expect_line("shut down", &mut seen);
+    sigint(&mut stubborn);
+    let status = stubborn.expect_exit(&mut seen);
+    assert_eq!(status.code(), Some(130), "{status}: {}", seen.join("\n"));
+}
+
+#[test]
 fn callback_groups_let_a_service_wait_for_a_nested_call_and_timers_overlap_in_cpp() {
     let p = programs();
     let domain = TestDomain::reserve();

@@ -90,6 +90,18 @@ impl LineChild {
     /// the test, with them, unless it exits with status 0 within
     /// [`HANG`](crate::HANG).
     pub fn expect_success(&mut self, seen: &mut Vec<String>) {
+        let status = self.expect_exit(seen);
+        assert!(
+            status.success(),
+            "the program failed ({status}):\n{}",
+            seen.join("\n")
+        );
+    }
+
+    /// Waits for the process to exit, its lines pushed onto `seen`, and
+    /// returns its status; fails the test, with them, unless it exits
+    /// within [`HANG`](crate::HANG).
+    pub fn expect_exit(&mut self, seen: &mut Vec<String>) -> std::process::ExitStatus {
         let deadline = Instant::now() + crate::HANG;
         let status = loop {
             while let Some(line) = self.try_line() {
@@ -108,11 +120,7 @@ impl LineChild {
         while let Some(line) = self.try_line() {
             seen.push(line);
         }
-        assert!(
-            status.success(),
-            "the program failed ({status}):\n{}",
-            seen.join("\n")
-        );
+        status
     }
 
     /// The process (for its stdin, stderr, id or exit status).

@@ -6,6 +6,8 @@
 //   smoke image-listen TOPIC N check N images' fields and pixels
 //   smoke serve NAME K         answer AddTwoInts K times, then exit
 //   smoke call NAME            three async calls (spin_until_future_complete)
+//   smoke throttle             the _ONCE/_THROTTLE macros and WallRate
+//   smoke stubborn             outlives a first SIGINT; a second one ends it (130)
 //   smoke selftest             in one process: parameters, callback forms,
 //                              exceptions, loans, the graph (isolated context)
 // Every mode prints what it did, one line each, and exits 0 when all went well.
@@ -387,6 +389,44 @@ int selftest() {
   return failures == 0 ? 0 : 1;
 }
 
+/// The _ONCE and _THROTTLE macros log once over a loop, a level below the
+/// logger's never (their arguments are evaluated only when they log, as
+/// rclcpp's), and WallRate paces.
+int throttle() {
+  auto node = std::make_shared<hibari::Node>("throttled");
+  int once = 0, throttled = 0, every = 0, debug = 0;
+  hibari::WallRate rate(std::chrono::milliseconds(5));
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; i++) {
+    HIBARI_INFO_ONCE(node->get_logger(), "once %d", ++once);
+    HIBARI_INFO_THROTTLE(node->get_logger(), *node->get_clock(), 600000, "throttled %d", ++throttled);
+    HIBARI_INFO(node->get_logger(), "every %d", ++every);
+    HIBARI_DEBUG(node->get_logger(), "below the level: never formatted %d", ++debug);
+    EXPECT(rate.sleep());
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT(took >= std::chrono::milliseconds(100));  // 20 periods of 5 ms: never sooner
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT(!rate.sleep());  // the period had passed: false, and no sleep
+  say("once " + std::to_string(once) + " throttled " + std::to_string(throttled) + " every " +
+      std::to_string(every) + " debug " + std::to_string(debug));
+  return failures == 0 ? 0 : 1;
+}
+
+/// Ignores the shutdown the first SIGINT brings (it says so): the second
+/// SIGINT ends the process with status 130, as rclcpp's handler does.
+int stubborn() {
+  say("ready");
+  bool said = false;
+  for (;;) {
+    if (!hibari::ok() && !said) {
+      say("shut down");
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -394,6 +434,10 @@ int main(int argc, char **argv) {
   const std::string mode = argv[1];
   try {
     if (mode == "selftest") return selftest();
+    if (mode == "throttle" || mode == "stubborn") {
+      hibari::init(argc, argv);
+      return mode == "throttle" ? throttle() : stubborn();
+    }
     if (argc < 3) return std::fprintf(stderr, "%s needs a topic or service name\n", argv[1]), 2;
     hibari::init(argc, argv);
     const std::string name = argv[2];
