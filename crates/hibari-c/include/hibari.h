@@ -1172,6 +1172,20 @@ enum hibari_ret_t hibari_timer_create(struct hibari_node_t node, int64_t period_
 enum hibari_ret_t hibari_timer_create_in_group(struct hibari_node_t node, struct hibari_callback_group_t group, int64_t period_ns, hibari_timer_callback_t callback, void *user_data, struct hibari_timer_t *out);
 
 /**
+ * A timer on the node's clock (rclcpp's `create_timer`): ROS time, which
+ * under `use_sim_time` is the simulated time `/clock` brings — the timer
+ * then fires as simulated time passes each period, however fast or slow
+ * that is, and not while it stands still. Otherwise as `hibari_timer_create`
+ * (`group` a callback group of `node`, or a zero handle for the node's
+ * default group).
+ *
+ * # Safety
+ *
+ * As `hibari_timer_create`.
+ */
+enum hibari_ret_t hibari_timer_create_on_node_clock(struct hibari_node_t node, struct hibari_callback_group_t group, int64_t period_ns, hibari_timer_callback_t callback, void *user_data, struct hibari_timer_t *out);
+
+/**
  * Stops the timer until `hibari_timer_reset`.
  */
 enum hibari_ret_t hibari_timer_cancel(struct hibari_timer_t timer);

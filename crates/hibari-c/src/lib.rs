@@ -64,8 +64,10 @@ mod service;
 mod client;
 // Their asynchronous requests.
 mod request;
-// Timers and guard conditions.
+// Timers.
 mod timer;
+// Guard conditions.
+mod guard;
 // Executors.
 mod executor;
 // Wait sets.
@@ -94,6 +96,7 @@ pub use error::*;
 pub use executor::*;
 pub use graph::*;
 pub use group::*;
+pub use guard::*;
 pub use handles::{
     hibari_callback_group_t, hibari_client_t, hibari_context_t, hibari_executor_t,
     hibari_guard_condition_t, hibari_node_t, hibari_publisher_t, hibari_service_t,

@@ -1,19 +1,18 @@
-//! Timers and guard conditions: callbacks the executor spinning their node
-//! runs when due or triggered (or that a wait set reports, for
-//! `hibari_timer_call`; a standalone guard condition only wakes wait sets).
+//! Timers: callbacks the executor spinning their node runs when due (or
+//! that a wait set reports, for `hibari_timer_call`). Guard conditions, in
+//! `guard.rs`, share their callback type and gate.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hibari_rs::{GuardConditionOptions, TimerOptions};
+use hibari_rs::TimerOptions;
 
 use crate::args::{check_out, put, UserData};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
 use crate::handles::{
-    self, hibari_callback_group_t, hibari_guard_condition_t, hibari_node_t, hibari_timer_t, Close,
-    Gate, Kind,
+    self, hibari_callback_group_t, hibari_node_t, hibari_timer_t, Close, Gate, Kind,
 };
 use crate::node::node;
 
@@ -24,10 +23,10 @@ use crate::node::node;
 #[allow(non_camel_case_types)]
 pub type hibari_timer_callback_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 
-type Callback = unsafe extern "C" fn(*mut c_void);
+pub(crate) type Callback = unsafe extern "C" fn(*mut c_void);
 
 /// A callback behind its gate, counting its runs on the node.
-fn gated(
+pub(crate) fn gated(
     callback: Callback,
     user_data: *mut c_void,
     ran: Arc<AtomicU64>,
@@ -67,7 +66,7 @@ pub unsafe extern "C" fn hibari_timer_create(
     out: *mut hibari_timer_t,
 ) -> hibari_ret_t {
     // SAFETY: the caller's contract is create_timer's.
-    unsafe { create_timer(node, None, period_ns, callback, user_data, out) }
+    unsafe { create_timer(node, None, false, period_ns, callback, user_data, out) }
 }
 
 /// `hibari_timer_create` with the callback in `group`, a callback group of
@@ -90,17 +89,54 @@ pub unsafe extern "C" fn hibari_timer_create_in_group(
     out: *mut hibari_timer_t,
 ) -> hibari_ret_t {
     // SAFETY: the caller's contract is create_timer's.
-    unsafe { create_timer(node, Some(group), period_ns, callback, user_data, out) }
+    unsafe {
+        create_timer(
+            node,
+            Some(group),
+            false,
+            period_ns,
+            callback,
+            user_data,
+            out,
+        )
+    }
 }
 
-/// Both timer creation functions: `group` `None` is the node's default group.
+/// A timer on the node's clock (rclcpp's `create_timer`): ROS time, which
+/// under `use_sim_time` is the simulated time `/clock` brings — the timer
+/// then fires as simulated time passes each period, however fast or slow
+/// that is, and not while it stands still. Otherwise as `hibari_timer_create`
+/// (`group` a callback group of `node`, or a zero handle for the node's
+/// default group).
 ///
 /// # Safety
 ///
 /// As `hibari_timer_create`.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_timer_create_on_node_clock(
+    node: hibari_node_t,
+    group: hibari_callback_group_t,
+    period_ns: i64,
+    callback: hibari_timer_callback_t,
+    user_data: *mut c_void,
+    out: *mut hibari_timer_t,
+) -> hibari_ret_t {
+    let group = (group.id != 0).then_some(group);
+    // SAFETY: the caller's contract is create_timer's.
+    unsafe { create_timer(node, group, true, period_ns, callback, user_data, out) }
+}
+
+/// Every timer creation function: `group` `None` is the node's default
+/// group; `on_node_clock` picks the node's clock over the steady one.
+///
+/// # Safety
+///
+/// As `hibari_timer_create`.
+#[allow(clippy::too_many_arguments)]
 unsafe fn create_timer(
     node: hibari_node_t,
     group: Option<hibari_callback_group_t>,
+    on_node_clock: bool,
     period_ns: i64,
     callback: hibari_timer_callback_t,
     user_data: *mut c_void,
@@ -120,10 +156,12 @@ unsafe fn create_timer(
             options = options.callback_group(&g);
         }
         let (gate, run) = gated(callback, user_data, n.ran.clone());
-        let t = n
-            .inner
-            .create_wall_timer(options, run)
-            .map_err(Error::invalid_from)?;
+        let t = if on_node_clock {
+            n.inner.create_timer(options, run)
+        } else {
+            n.inner.create_wall_timer(options, run)
+        }
+        .map_err(Error::invalid_from)?;
         let close: Arc<dyn Close> = gate;
         let id = handles::insert(Kind::Timer, node.id, Arc::new(t), Some(close));
         // SAFETY: the caller's contract.
@@ -215,113 +253,4 @@ pub unsafe extern "C" fn hibari_timer_call(
 #[no_mangle]
 pub extern "C" fn hibari_timer_destroy(timer: hibari_timer_t) -> hibari_ret_t {
     ffi(|| handles::remove::<hibari_rs::Timer>(Kind::Timer, timer.id).map(drop))
-}
-
-/// Creates a guard condition: `hibari_guard_condition_trigger` it (from
-/// any thread) to have the executor spinning the node call
-/// `callback(user_data)` (NULL: nothing is called, the executor just
-/// wakes), in the node's default callback group (see
-/// `hibari_guard_condition_create_in_group`). Destroy it with
-/// `hibari_guard_condition_destroy` (or with its node).
-///
-/// # Safety
-///
-/// `user_data` may be used on the executor's threads; `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn hibari_guard_condition_create(
-    node: hibari_node_t,
-    callback: hibari_timer_callback_t,
-    user_data: *mut c_void,
-    out: *mut hibari_guard_condition_t,
-) -> hibari_ret_t {
-    // SAFETY: the caller's contract is create_guard_condition's.
-    unsafe { create_guard_condition(node, None, callback, user_data, out) }
-}
-
-/// `hibari_guard_condition_create` with the callback in `group`, a
-/// callback group of `node` (`HIBARI_ERROR_INVALID_ARGUMENT` for another
-/// node's; see `hibari_callback_group_create`). In a reentrant group, a
-/// multi-threaded executor may run it while callbacks of the group's other
-/// entities run; never two calls of this callback at once.
-///
-/// # Safety
-///
-/// As `hibari_guard_condition_create`.
-#[no_mangle]
-pub unsafe extern "C" fn hibari_guard_condition_create_in_group(
-    node: hibari_node_t,
-    group: hibari_callback_group_t,
-    callback: hibari_timer_callback_t,
-    user_data: *mut c_void,
-    out: *mut hibari_guard_condition_t,
-) -> hibari_ret_t {
-    // SAFETY: the caller's contract is create_guard_condition's.
-    unsafe { create_guard_condition(node, Some(group), callback, user_data, out) }
-}
-
-/// Both guard condition creation functions: `group` `None` is the node's
-/// default group.
-///
-/// # Safety
-///
-/// As `hibari_guard_condition_create`.
-unsafe fn create_guard_condition(
-    node: hibari_node_t,
-    group: Option<hibari_callback_group_t>,
-    callback: hibari_timer_callback_t,
-    user_data: *mut c_void,
-    out: *mut hibari_guard_condition_t,
-) -> hibari_ret_t {
-    ffi(|| {
-        check_out(out, "out")?;
-        let n = self::node(node)?;
-        let mut options = GuardConditionOptions::new();
-        if let Some(g) = crate::group::for_entity(node, group)? {
-            options = options.callback_group(&g);
-        }
-        unsafe extern "C" fn nothing(_: *mut c_void) {}
-        let (gate, run) = gated(callback.unwrap_or(nothing), user_data, n.ran.clone());
-        let g = n.inner.create_guard_condition(options, run);
-        let close: Arc<dyn Close> = gate;
-        let id = handles::insert(Kind::GuardCondition, node.id, Arc::new(g), Some(close));
-        // SAFETY: the caller's contract.
-        unsafe { put(out, "out", hibari_guard_condition_t { id }) }
-    })
-}
-
-/// Creates a guard condition of no node and with no callback (rclcpp's
-/// `std::make_shared<rclcpp::GuardCondition>()`): add it to wait sets and
-/// trigger it from any thread to wake them. Destroy it with
-/// `hibari_guard_condition_destroy`.
-///
-/// # Safety
-///
-/// `out` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn hibari_guard_condition_create_standalone(
-    out: *mut hibari_guard_condition_t,
-) -> hibari_ret_t {
-    ffi(|| {
-        check_out(out, "out")?;
-        let g = hibari_rs::GuardCondition::new();
-        let id = handles::insert(Kind::GuardCondition, 0, Arc::new(g), None);
-        // SAFETY: the caller's contract.
-        unsafe { put(out, "out", hibari_guard_condition_t { id }) }
-    })
-}
-
-/// Triggers the guard condition (thread-safe): the executor spinning its
-/// node runs its callback, and the wait sets holding it wake.
-#[no_mangle]
-pub extern "C" fn hibari_guard_condition_trigger(guard: hibari_guard_condition_t) -> hibari_ret_t {
-    ffi(|| {
-        handles::get::<hibari_rs::GuardCondition>(Kind::GuardCondition, guard.id)?.trigger();
-        Ok(())
-    })
-}
-
-/// Destroys the guard condition.
-#[no_mangle]
-pub extern "C" fn hibari_guard_condition_destroy(guard: hibari_guard_condition_t) -> hibari_ret_t {
-    ffi(|| handles::remove::<hibari_rs::GuardCondition>(Kind::GuardCondition, guard.id).map(drop))
 }

@@ -146,11 +146,14 @@ public:
     return std::make_shared<WallTimer>(handle_, ns, std::forward<F>(callback), group);
   }
 
-  /// A timer on steady time too (simulated time is not offered in C++ yet).
+  /// A timer on the node's clock (rclcpp's create_timer): ROS time, which
+  /// under use_sim_time is /clock's simulated time — it fires as simulated
+  /// time passes each period, and not while it stands still.
   template <class Rep, class Period, class F>
-  TimerBase::SharedPtr create_timer(std::chrono::duration<Rep, Period> period, F &&callback,
-                                    CallbackGroup::SharedPtr group = nullptr) {
-    return create_wall_timer(period, std::forward<F>(callback), std::move(group));
+  GenericTimer::SharedPtr create_timer(std::chrono::duration<Rep, Period> period, F &&callback,
+                                       CallbackGroup::SharedPtr group = nullptr) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(period);
+    return std::make_shared<GenericTimer>(handle_, ns, std::forward<F>(callback), group);
   }
 
   GuardCondition::SharedPtr create_guard_condition(std::function<void()> callback = [] {},

@@ -1,4 +1,5 @@
-// hibari C++: timers (steady time, as create_wall_timer) and guard
+// hibari C++: timers (steady time, as create_wall_timer, or the node's
+// clock, as create_timer — simulated under use_sim_time) and guard
 // conditions. Both are also waited on in a hibari::WaitSet
 // (hibari/wait_set.hpp): a due timer is run there with call() and
 // execute_callback(), a guard condition may belong to no node.
@@ -25,28 +26,34 @@ using VoidBox = CallbackBox<std::function<void()>>;
 inline void on_tick(void *user) { VoidBox::call(user); }
 }  // namespace detail
 
+/// Which clock a timer follows: steady time (create_wall_timer), or the
+/// node's clock (create_timer: ROS time, simulated under use_sim_time).
+enum class TimerClock { Steady, Node };
+
 /// A timer: its callback runs on the executor spinning its node every
-/// period, the first time one period after it was created, in `group`
-/// (null: the node's default group). It never overlaps its own previous
-/// tick, whatever its group.
+/// period of its clock, the first time one period after it was created, in
+/// `group` (null: the node's default group). It never overlaps its own
+/// previous tick, whatever its group.
 class TimerBase {
 public:
   using SharedPtr = std::shared_ptr<TimerBase>;
 
   template <class F>
   TimerBase(std::shared_ptr<detail::NodeHandle> node, std::chrono::nanoseconds period, F &&callback,
-            const CallbackGroup::SharedPtr &group = nullptr)
+            const CallbackGroup::SharedPtr &group = nullptr, TimerClock clock = TimerClock::Steady)
       : node_(std::move(node)), callback_(adapt(std::forward<F>(callback))), box_(new detail::VoidBox([this] {
           // call() moves the schedule on; execute_callback() runs it.
           if (deferring_.load() != std::this_thread::get_id()) callback_();
         })) {
+    const hibari_callback_group_t g = group ? group->get_c_handle() : hibari_callback_group_t{};
     const hibari_ret_t r =
-        group ? hibari_timer_create_in_group(node_->handle, group->get_c_handle(), period.count(), detail::on_tick,
-                                             box_, &handle_)
-              : hibari_timer_create(node_->handle, period.count(), detail::on_tick, box_, &handle_);
+        clock == TimerClock::Node
+            ? hibari_timer_create_on_node_clock(node_->handle, g, period.count(), detail::on_tick, box_, &handle_)
+        : group ? hibari_timer_create_in_group(node_->handle, g, period.count(), detail::on_tick, box_, &handle_)
+                : hibari_timer_create(node_->handle, period.count(), detail::on_tick, box_, &handle_);
     if (r != HIBARI_OK) {
       delete box_;
-      detail::check(r, "create_wall_timer");
+      detail::check(r, clock == TimerClock::Node ? "create_timer" : "create_wall_timer");
     }
   }
   virtual ~TimerBase() {
@@ -110,6 +117,16 @@ class WallTimer : public TimerBase {
 public:
   using SharedPtr = std::shared_ptr<WallTimer>;
   using TimerBase::TimerBase;
+};
+
+/// rclcpp's name for a timer on a clock (here the node's).
+class GenericTimer : public TimerBase {
+public:
+  using SharedPtr = std::shared_ptr<GenericTimer>;
+  template <class F>
+  GenericTimer(std::shared_ptr<detail::NodeHandle> node, std::chrono::nanoseconds period, F &&callback,
+               const CallbackGroup::SharedPtr &group = nullptr)
+      : TimerBase(std::move(node), period, std::forward<F>(callback), group, TimerClock::Node) {}
 };
 
 /// A guard condition: trigger() it from any thread to have the executor

@@ -402,7 +402,7 @@ int throttle() {
     HIBARI_INFO_THROTTLE(node->get_logger(), *node->get_clock(), 600000, "throttled %d", ++throttled);
     HIBARI_INFO(node->get_logger(), "every %d", ++every);
     HIBARI_DEBUG(node->get_logger(), "below the level: never formatted %d", ++debug);
-    EXPECT(rate.sleep());
+    rate.sleep();  // false when this iteration overran (a loaded machine): no assertion on that
   }
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT(took >= std::chrono::milliseconds(100));  // 20 periods of 5 ms: never sooner
