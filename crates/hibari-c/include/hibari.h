@@ -1371,7 +1371,9 @@ enum hibari_ret_t hibari_executor_cancel(struct hibari_executor_t ex);
 enum hibari_ret_t hibari_executor_destroy(struct hibari_executor_t ex);
 
 /**
- * Creates an empty wait set. Add subscriptions, guard conditions and
+ * Creates an empty wait set bound to `context`, as rcl's: once the context
+ * is shut down (Ctrl-C, `hibari_context_shutdown`), a wait returns
+ * `HIBARI_ERROR_SHUTDOWN` — at once, or waking from its sleep. Add subscriptions, guard conditions and
  * timers (of any nodes; a standalone guard condition from
  * `hibari_guard_condition_create_standalone`), then `hibari_wait_set_wait`.
  * The wait set keeps what it holds alive until it is cleared or
@@ -1383,7 +1385,7 @@ enum hibari_ret_t hibari_executor_destroy(struct hibari_executor_t ex);
  *
  * `out` is writable.
  */
-enum hibari_ret_t hibari_wait_set_create(struct hibari_wait_set_t *out);
+enum hibari_ret_t hibari_wait_set_create(struct hibari_context_t context, struct hibari_wait_set_t *out);
 
 /**
  * Adds a subscription (with a callback or polled); `index_out` gets its

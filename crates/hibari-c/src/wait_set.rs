@@ -9,7 +9,8 @@ use hibari_rs::{ReadyEntities, WaitError, WaitResult, WaitSet as RustWaitSet};
 use crate::args::{check_out, put, timeout};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
 use crate::handles::{
-    self, hibari_guard_condition_t, hibari_subscription_t, hibari_timer_t, hibari_wait_set_t, Kind,
+    self, hibari_context_t, hibari_guard_condition_t, hibari_subscription_t, hibari_timer_t,
+    hibari_wait_set_t, Kind,
 };
 
 /// The wait set and what its last wait found.
@@ -40,7 +41,9 @@ fn with<T>(ws: hibari_wait_set_t, f: impl FnOnce(&mut WaitSet) -> Result<T>) -> 
     f(&mut guard)
 }
 
-/// Creates an empty wait set. Add subscriptions, guard conditions and
+/// Creates an empty wait set bound to `context`, as rcl's: once the context
+/// is shut down (Ctrl-C, `hibari_context_shutdown`), a wait returns
+/// `HIBARI_ERROR_SHUTDOWN` — at once, or waking from its sleep. Add subscriptions, guard conditions and
 /// timers (of any nodes; a standalone guard condition from
 /// `hibari_guard_condition_create_standalone`), then `hibari_wait_set_wait`.
 /// The wait set keeps what it holds alive until it is cleared or
@@ -52,10 +55,16 @@ fn with<T>(ws: hibari_wait_set_t, f: impl FnOnce(&mut WaitSet) -> Result<T>) -> 
 ///
 /// `out` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn hibari_wait_set_create(out: *mut hibari_wait_set_t) -> hibari_ret_t {
+pub unsafe extern "C" fn hibari_wait_set_create(
+    context: hibari_context_t,
+    out: *mut hibari_wait_set_t,
+) -> hibari_ret_t {
     ffi(|| {
         check_out(out, "out")?;
-        let id = handles::insert(Kind::WaitSet, 0, Arc::new(Shared::default()), None);
+        let mut ws = WaitSet::default();
+        ws.inner
+            .add_context(&crate::context::context(context)?.inner);
+        let id = handles::insert(Kind::WaitSet, 0, Arc::new(Mutex::new(ws)), None);
         // SAFETY: the caller's contract.
         unsafe { put(out, "out", hibari_wait_set_t { id }) }
     })
@@ -189,6 +198,9 @@ pub unsafe extern "C" fn hibari_wait_set_wait(
                 Ok(WaitResult::Ready(r)) => w.ready = Some(r),
                 Ok(WaitResult::Timeout) => {}
                 Err(e @ WaitError::Empty) => return Err(Error::invalid_from(e)),
+                Err(e @ WaitError::Shutdown) => {
+                    return Err(Error::from(hibari_ret_t::HIBARI_ERROR_SHUTDOWN, e))
+                }
                 Err(e) => return Err(Error::other(e)),
             }
             Ok(w.ready.is_some())

@@ -84,10 +84,14 @@ private:
 /// nodes). Not shared between threads: one thread adds, waits and reads.
 class WaitSet {
 public:
+  /// Bound to the default context, as rclcpp's: once it is shut down
+  /// (Ctrl-C), wait() returns Ready with no entity ready, at once — loops
+  /// that check hibari::ok() end.
   explicit WaitSet(const std::vector<WaitSetSubscriptionEntry> &subscriptions = {},
                    const std::vector<GuardCondition::SharedPtr> &guard_conditions = {},
-                   const std::vector<TimerBase::SharedPtr> &timers = {}) {
-    detail::check(hibari_wait_set_create(&handle_), "WaitSet");
+                   const std::vector<TimerBase::SharedPtr> &timers = {})
+      : context_(detail::default_context()) {
+    detail::check(hibari_wait_set_create(context_->handle, &handle_), "WaitSet");
     try {
       for (const auto &s : subscriptions) add_subscription(s.subscription, s.mask);
       for (const auto &g : guard_conditions) add_guard_condition(g);
@@ -144,8 +148,10 @@ public:
     }
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
     bool ready = false;
-    detail::check(hibari_wait_set_wait(handle_, ns, &ready), "WaitSet::wait");
+    const hibari_ret_t r = hibari_wait_set_wait(handle_, ns, &ready);
     reset_readiness();
+    if (r == HIBARI_ERROR_SHUTDOWN) return WaitResult(WaitResultKind::Ready, *this);  // rclcpp: the context's own
+    detail::check(r, "WaitSet::wait");
     if (!ready) return WaitResult(WaitResultKind::Timeout, *this);
     mark(subscriptions_, readiness_.subscriptions, hibari_wait_set_subscription_is_ready);
     mark(guard_conditions_, readiness_.guard_conditions, hibari_wait_set_guard_condition_is_ready);
@@ -197,6 +203,7 @@ private:
     for (auto &t : timers) add_timer(std::move(t));
   }
 
+  std::shared_ptr<detail::ContextHandle> context_;
   hibari_wait_set_t handle_{};
   std::vector<std::shared_ptr<SubscriptionBase>> subscriptions_;
   std::vector<GuardCondition::SharedPtr> guard_conditions_;

@@ -5,10 +5,10 @@ use super::*;
 
 const SHORT_NS: i64 = 20_000_000;
 
-fn wait_set() -> hibari_wait_set_t {
+fn wait_set(ctx: hibari_context_t) -> hibari_wait_set_t {
     let mut ws = hibari_wait_set_t::default();
     // SAFETY: a valid out-pointer.
-    ok(unsafe { hibari_wait_set_create(&mut ws) });
+    ok(unsafe { hibari_wait_set_create(ctx, &mut ws) });
     ws
 }
 
@@ -43,8 +43,13 @@ fn bad_handles_and_nulls_are_refused_with_their_codes() {
     // SAFETY: NULL out-pointers are refused before anything is read.
     unsafe {
         assert_eq!(
-            hibari_wait_set_create(null_mut()),
+            hibari_wait_set_create(hibari_context_t::default(), null_mut()),
             HIBARI_ERROR_INVALID_ARGUMENT
+        );
+        let mut ws = hibari_wait_set_t::default();
+        assert_eq!(
+            hibari_wait_set_create(hibari_context_t::default(), &mut ws),
+            HIBARI_ERROR_INVALID_HANDLE
         );
         assert_eq!(
             hibari_wait_set_wait(zero, 0, &mut flag),
@@ -59,7 +64,8 @@ fn bad_handles_and_nulls_are_refused_with_their_codes() {
             HIBARI_ERROR_INVALID_HANDLE
         );
     }
-    let ws = wait_set();
+    let ctx = isolated(&[]);
+    let ws = wait_set(ctx);
     let g = standalone_guard();
     // SAFETY: valid or NULL out-pointers, as each line says.
     unsafe {
@@ -108,11 +114,13 @@ fn bad_handles_and_nulls_are_refused_with_their_codes() {
     ok(hibari_wait_set_destroy(ws));
     assert_eq!(hibari_wait_set_destroy(ws), HIBARI_ERROR_INVALID_HANDLE);
     ok(hibari_guard_condition_destroy(g));
+    ok(hibari_context_destroy(ctx));
 }
 
 #[test]
 fn a_triggered_guard_condition_is_ready_once_then_the_wait_times_out() {
-    let ws = wait_set();
+    let ctx = isolated(&[]);
+    let ws = wait_set(ctx);
     let (quiet, g) = (standalone_guard(), standalone_guard());
     let mut index = 0;
     // SAFETY: valid out-pointers.
@@ -139,6 +147,7 @@ fn a_triggered_guard_condition_is_ready_once_then_the_wait_times_out() {
     let past = unsafe { hibari_wait_set_guard_condition_is_ready(ws, 0, &mut flag) };
     assert_eq!(past, hibari_ret_t::HIBARI_ERROR_INVALID_ARGUMENT, "cleared");
     ok(hibari_wait_set_destroy(ws));
+    ok(hibari_context_destroy(ctx));
 }
 
 #[test]
@@ -148,7 +157,7 @@ fn a_subscription_with_a_sample_is_ready_until_taken() {
     let seen = Arc::new(Seen::default());
     let sub = subscription(n, "ws_topic", Some(&seen));
     let p = publisher(n, "ws_topic");
-    let ws = wait_set();
+    let ws = wait_set(ctx);
     let mut index = 9;
     // SAFETY: a valid out-pointer.
     ok(unsafe { hibari_wait_set_add_subscription(ws, sub, &mut index) });
@@ -199,7 +208,7 @@ fn a_due_timer_is_ready_and_timer_call_runs_it() {
     }
     let mut t = hibari_timer_t::default();
     let user = Arc::as_ptr(&ticks).cast_mut().cast();
-    let (ws, mut index, mut called) = (wait_set(), 0, true);
+    let (ws, mut index, mut called) = (wait_set(ctx), 0, true);
     // SAFETY: valid out-pointers; `user` outlives the timer.
     unsafe {
         ok(hibari_timer_create(n, 30_000_000, Some(tick), user, &mut t));
@@ -218,6 +227,26 @@ fn a_due_timer_is_ready_and_timer_call_runs_it() {
     ok(unsafe { hibari_timer_call(t, &mut called) });
     assert!(called);
     assert_eq!(ticks.load(std::sync::atomic::Ordering::SeqCst), 1);
+    ok(hibari_wait_set_destroy(ws));
+    ok(hibari_context_destroy(ctx));
+}
+
+#[test]
+fn a_shutdown_of_its_context_ends_a_sleeping_wait_with_shutdown() {
+    let ctx = isolated(&[]);
+    let ws = wait_set(ctx);
+    let mut index = 0;
+    // SAFETY: a valid out-pointer.
+    ok(unsafe { hibari_wait_set_add_guard_condition(ws, standalone_guard(), &mut index) });
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        ok(hibari_context_shutdown(ctx));
+    });
+    let mut ready = true;
+    // SAFETY: a valid out-pointer.
+    let r = unsafe { hibari_wait_set_wait(ws, -1, &mut ready) };
+    stopper.join().unwrap();
+    assert_eq!(r, hibari_ret_t::HIBARI_ERROR_SHUTDOWN, "{}", last_error());
     ok(hibari_wait_set_destroy(ws));
     ok(hibari_context_destroy(ctx));
 }

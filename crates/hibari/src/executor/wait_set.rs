@@ -37,6 +37,9 @@
 //! A timer driven by simulated time is looked at whenever the wait set
 //! wakes, but does not end its sleep by itself.
 //!
+//! A wait set given a context ([`add_context`](WaitSet::add_context)) ends
+//! its waits with [`WaitError::Shutdown`] once that context is shut down.
+//!
 //! [`clear`]: WaitSet::clear
 
 use std::os::fd::AsFd;
@@ -54,7 +57,7 @@ use crate::executor::watchers::Watchers;
 use crate::node::Entity;
 use crate::topic::subscription::SubscriptionShared;
 use crate::wait::Signal;
-use crate::{GuardCondition, Subscription, Timer};
+use crate::{Context, GuardCondition, Subscription, Timer};
 
 /// Why [`WaitSet::wait`] could not wait.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -63,6 +66,10 @@ pub enum WaitError {
     /// Nothing could ever wake it.
     #[error("the wait set is empty: add a subscription, a guard condition or a timer first")]
     Empty,
+    /// A context given to [`add_context`](WaitSet::add_context) was shut
+    /// down (Ctrl-C, or `Context::shutdown`).
+    #[error("the context was shut down")]
+    Shutdown,
 }
 
 /// The indices (as `add_*` returned them) of the entities found ready.
@@ -124,6 +131,8 @@ pub struct WaitSet {
     timers: Vec<Option<Arc<TimerShared>>>,
     /// Which bells `poll` found readable.
     polled: Vec<bool>,
+    /// Whose shutdown ends a wait.
+    contexts: Vec<Context>,
 }
 
 impl std::fmt::Debug for WaitSet {
@@ -177,7 +186,16 @@ impl WaitSet {
             guard_conditions: Vec::new(),
             timers: Vec::new(),
             polled: Vec::new(),
+            contexts: Vec::new(),
         }
+    }
+
+    /// Ends every wait, now and later, with [`WaitError::Shutdown`] once
+    /// `context` is shut down (rcl's wait set is bound to its context the
+    /// same way): a program waiting on a wait set stops on Ctrl-C.
+    pub fn add_context(&mut self, context: &Context) {
+        context.register(&self.signal);
+        self.contexts.push(context.clone());
     }
 
     /// Adds a subscription (it stays alive while the wait set holds it);
@@ -261,6 +279,9 @@ impl WaitSet {
             .collect();
         loop {
             let seen = self.signal.generation();
+            if self.contexts.iter().any(Context::is_shut_down) {
+                return Err(WaitError::Shutdown);
+            }
             let now = Instant::now();
             let ready = self.look(now);
             if !ready.is_empty() {

@@ -121,6 +121,24 @@ fn a_trigger_from_another_thread_wakes_a_sleeping_wait_and_is_consumed() {
 }
 
 #[test]
+fn a_shutdown_of_its_context_ends_a_sleeping_wait_and_every_later_one() {
+    let ctx = Context::builder().isolated().create().unwrap();
+    let mut ws = WaitSet::new();
+    ws.add_guard_condition(&GuardCondition::new());
+    ws.add_context(&ctx);
+    let stopper = {
+        let ctx = ctx.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(SHORT);
+            ctx.shutdown();
+        })
+    };
+    assert_eq!(ws.wait(HANG), Err(WaitError::Shutdown));
+    stopper.join().unwrap();
+    assert_eq!(ws.wait(HANG), Err(WaitError::Shutdown));
+}
+
+#[test]
 fn a_timer_is_ready_when_due_and_call_runs_it_once() {
     let n = node("ws_timer");
     let runs = Arc::new(AtomicUsize::new(0));
