@@ -114,25 +114,11 @@ impl Payload {
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use hibari_cdr::{CdrDecodeError, CdrReader, CdrSink, CdrWriter, Message};
+    use hibari_cdr::Message;
 
     use super::*;
+    use crate::payload::tests::{Other, Word};
     use crate::PayloadError;
-
-    #[derive(Clone, Debug, Default, PartialEq)]
-    struct Word(String);
-
-    impl Message for Word {
-        const TYPE_NAME: &'static str = "t/msg/Word";
-        const TYPE_HASH: &'static str = "";
-        const DEFINITION: &'static str = "string data\n";
-        fn encode_fields<S: CdrSink>(&self, w: &mut CdrWriter<S>) -> Result<(), CdrEncodeError> {
-            w.write_str("data", &self.0, None)
-        }
-        fn decode_fields_into(&mut self, r: &mut CdrReader<'_>) -> Result<(), CdrDecodeError> {
-            r.read_string_into(&mut self.0)
-        }
-    }
 
     /// A "foreign" word: encodes as `Word`, counts its encodings.
     struct Alien {
@@ -140,13 +126,19 @@ mod tests {
         encodings: AtomicUsize,
     }
 
+    impl Alien {
+        fn word(&self) -> Word {
+            Word(self.text.as_bytes().to_vec())
+        }
+    }
+
     impl ForeignMessage for Alien {
         fn encoded_len(&self) -> Result<usize, CdrEncodeError> {
-            Word(self.text.into()).serialized_size()
+            self.word().serialized_size()
         }
         fn encode_into(&self, out: &mut [u8]) -> Result<usize, CdrEncodeError> {
             self.encodings.fetch_add(1, Ordering::SeqCst);
-            Word(self.text.into()).encode_into_slice(out)
+            self.word().encode_into_slice(out)
         }
     }
 
@@ -158,18 +150,20 @@ mod tests {
         Payload::from_foreign(value, "t/msg/Word")
     }
 
+    fn word(text: &str) -> Word {
+        Word(text.as_bytes().to_vec())
+    }
+
     #[test]
     fn readers_of_the_foreign_type_borrow_it_and_rust_readers_decode_it() {
         let p = alien("hi");
         assert_eq!(p.foreign_ref::<Alien>().map(|a| a.text), Some("hi"));
         let shared = p.clone().into_shared::<Word>().unwrap();
         assert!(shared.is_owned());
-        assert_eq!(*shared, Word("hi".into()));
-        assert_eq!(p.clone().into_owned::<Word>().unwrap(), Word("hi".into()));
-        assert_eq!(
-            Word::from_cdr(&p.clone().into_cdr_bytes().unwrap()).unwrap(),
-            Word("hi".into())
-        );
+        assert_eq!(*shared, word("hi"));
+        assert_eq!(p.clone().into_owned::<Word>().unwrap(), word("hi"));
+        let bytes = p.clone().into_cdr_bytes().unwrap();
+        assert_eq!(Word::from_cdr(&bytes).unwrap(), word("hi"));
         let encodings = &p.foreign_ref::<Alien>().unwrap().encodings;
         assert_eq!(encodings.load(Ordering::SeqCst), 1, "encoded once, shared");
     }
@@ -179,26 +173,9 @@ mod tests {
         let p = alien("into");
         let mut buf = vec![0u8; p.encoded_len().unwrap()];
         let n = p.encode_into(&mut buf).unwrap();
-        assert_eq!(Word::from_cdr(&buf[..n]).unwrap(), Word("into".into()));
+        assert_eq!(Word::from_cdr(&buf[..n]).unwrap(), word("into"));
         let small = p.encode_into(&mut [0u8; 3]);
         assert!(matches!(small, Err(CdrEncodeError::BufferTooSmall { .. })));
-
-        #[derive(Clone, Debug, Default, PartialEq)]
-        struct Other;
-        impl Message for Other {
-            const TYPE_NAME: &'static str = "t/msg/Other";
-            const TYPE_HASH: &'static str = "";
-            const DEFINITION: &'static str = "";
-            fn encode_fields<S: CdrSink>(
-                &self,
-                _: &mut CdrWriter<S>,
-            ) -> Result<(), CdrEncodeError> {
-                Ok(())
-            }
-            fn decode_fields_into(&mut self, _: &mut CdrReader<'_>) -> Result<(), CdrDecodeError> {
-                Ok(())
-            }
-        }
         let wrong = p.into_owned::<Other>();
         assert!(matches!(wrong, Err(PayloadError::TypeMismatch { .. })));
     }

@@ -450,12 +450,13 @@ impl<T: fmt::Debug + 'static> fmt::Debug for Shared<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use hibari_cdr::{CdrReader, CdrSink, CdrWriter};
 
+    /// A message of bytes (also used by the foreign values' tests).
     #[derive(Clone, Debug, Default, PartialEq)]
-    struct Word(Vec<u8>);
+    pub(crate) struct Word(pub(crate) Vec<u8>);
 
     impl Message for Word {
         const TYPE_NAME: &'static str = "t/msg/Word";
@@ -469,8 +470,9 @@ mod tests {
         }
     }
 
+    /// A message of another type.
     #[derive(Clone, Debug, Default, PartialEq)]
-    struct Other;
+    pub(crate) struct Other;
 
     impl Message for Other {
         const TYPE_NAME: &'static str = "t/msg/Other";

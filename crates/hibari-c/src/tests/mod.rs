@@ -58,6 +58,14 @@ fn isolated(args: &[&str]) -> hibari_context_t {
     ctx
 }
 
+/// A context of `domain` (a test's own), with every transport.
+fn in_domain(domain: &hibari_testkit::TestDomain) -> hibari_context_t {
+    let mut ctx = hibari_context_t::default();
+    // SAFETY: a valid out-pointer.
+    ok(unsafe { hibari_context_init_with_domain(domain.id(), &mut ctx) });
+    ctx
+}
+
 fn node(ctx: hibari_context_t, name: &str) -> hibari_node_t {
     let mut n = hibari_node_t::default();
     // SAFETY: a valid string and out-pointer.

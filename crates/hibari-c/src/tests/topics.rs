@@ -54,12 +54,7 @@ fn a_message_published_reaches_a_subscription_callback_of_another_context_in_the
     let domain = TestDomain::reserve();
     let topic = unique_topic("c_pubsub");
     with_timeout(WAIT, "pub/sub round trip", move || {
-        let (mut a, mut b) = (hibari_context_t::default(), hibari_context_t::default());
-        // SAFETY: valid out-pointers.
-        unsafe {
-            ok(hibari_context_init_with_domain(domain.id(), &mut a));
-            ok(hibari_context_init_with_domain(domain.id(), &mut b));
-        }
+        let (a, b) = (in_domain(&domain), in_domain(&domain));
         let seen = Arc::new(Seen::default());
         let listener = node(b, "listener");
         let sub = subscription(listener, &topic, Some(&seen));

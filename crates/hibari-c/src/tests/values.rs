@@ -204,12 +204,7 @@ fn a_value_reaches_another_context_of_the_domain_in_this_process_as_itself() {
     let domain = TestDomain::reserve();
     let topic = unique_topic("c_values");
     with_timeout(WAIT, "a value across contexts", move || {
-        let (mut a, mut b) = (hibari_context_t::default(), hibari_context_t::default());
-        // SAFETY: valid out-pointers.
-        unsafe {
-            ok(hibari_context_init_with_domain(domain.id(), &mut a));
-            ok(hibari_context_init_with_domain(domain.id(), &mut b));
-        }
+        let (a, b) = (in_domain(&domain), in_domain(&domain));
         let got = Arc::new(Got::default());
         let listener = node(b, "listener");
         let _s = with_values(listener, &topic, TEXT_OPS.type_tag, &got);

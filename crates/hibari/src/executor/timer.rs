@@ -135,6 +135,7 @@ impl TimerShared {
         let s = lock(&self.schedule);
         match self.sim(&s) {
             (true, _, epoch) if epoch == s.epoch => None,
+            // The time base changed: look at it now.
             (_, _, epoch) if epoch != s.epoch => Some(Instant::now()),
             _ => Some(s.next_due),
         }
@@ -178,16 +179,10 @@ impl Entity for TimerShared {
     /// group's release wakes the executor), or while simulated time drives
     /// it (every `/clock` update wakes the executor).
     fn next_due(&self) -> Option<Instant> {
-        if self.canceled.load(Ordering::Acquire) || !self.group.is_free(&self.waker) {
+        if !self.group.is_free(&self.waker) {
             return None;
         }
-        let s = lock(&self.schedule);
-        match self.sim(&s) {
-            (true, _, epoch) if epoch == s.epoch => None,
-            // The time base changed: look at it now.
-            (_, _, epoch) if epoch != s.epoch => Some(Instant::now()),
-            _ => Some(s.next_due),
-        }
+        self.steady_due()
     }
 }
 
