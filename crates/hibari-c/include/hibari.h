@@ -211,7 +211,7 @@ typedef bool (*hibari_publisher_write_t)(uint8_t *data, size_t len, void *user_d
  */
 typedef struct hibari_loan_t {
   /**
-   * The registry key; 0 once consumed.
+   * The loan's id (never reused); 0 once consumed.
    */
   uint64_t id;
   /**

@@ -122,7 +122,6 @@ pub(crate) enum Kind {
     GuardCondition,
     Executor,
     WaitSet,
-    Loan,
     Sample,
 }
 
@@ -146,7 +145,6 @@ impl Kind {
             Kind::GuardCondition => "guard condition",
             Kind::Executor => "executor",
             Kind::WaitSet => "wait set",
-            Kind::Loan => "loan",
             Kind::Sample => "sample",
         }
     }

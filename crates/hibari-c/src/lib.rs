@@ -54,6 +54,8 @@ mod qos;
 mod publisher;
 // Loans of the transport's memory.
 mod loan;
+// The loans outstanding, by id.
+mod loan_slab;
 // Subscriptions and taken samples.
 mod subscription;
 // Values of the caller's types, handed over in this process.

@@ -2,18 +2,20 @@
 //! subscribers in other processes a chunk of shared memory, which they read
 //! in place — and sent without a copy.
 //!
-//! A loan lives in the registry (its `id`) until sent or discarded: the
-//! publisher and the bytes it lent, kept together as the Python binding
-//! keeps its loans (a self-referencing cell, no `unsafe` for the borrow).
-//! The bytes do not move while lent, so their address can be handed to C.
+//! A loan lives in a slab of loans (its `id`; `loan_slab.rs`) until sent
+//! or discarded: the publisher and the bytes it lent, kept together as the
+//! Python binding keeps its loans (a self-referencing cell, no `unsafe` for
+//! the borrow). The bytes do not move while lent, so their address can be
+//! handed to C.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use hibari_rs::PublisherLoan;
 
 use crate::args::{bytes_arg, check_out, put};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
-use crate::handles::{self, hibari_publisher_t, Kind};
+use crate::handles::hibari_publisher_t;
+use crate::loan_slab::Slab;
 use crate::publisher::{check_cdr, publisher, BytesPublisher};
 
 type Lent<'a> = Option<PublisherLoan<'a>>;
@@ -27,9 +29,8 @@ self_cell::self_cell!(
     }
 );
 
-pub(crate) struct Loan {
-    cell: Mutex<LoanCell>,
-}
+/// Every loan lent and not yet consumed.
+static LOANS: Slab<LoanCell> = Slab::new();
 
 /// Bytes lent by a publisher: write the whole message's CDR (header
 /// included) at `data`, exactly `len` bytes, then `hibari_loan_send` it —
@@ -40,7 +41,7 @@ pub(crate) struct Loan {
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
 pub struct hibari_loan_t {
-    /// The registry key; 0 once consumed.
+    /// The loan's id (never reused); 0 once consumed.
     pub id: u64,
     /// The lent bytes, writable (their contents are undefined: write all).
     pub data: *mut u8,
@@ -56,10 +57,7 @@ fn lend(p: Arc<BytesPublisher>, len: usize, fill: impl FnOnce(&mut [u8])) -> Res
         fill(bytes);
         bytes.as_mut_ptr()
     });
-    let loan = Loan {
-        cell: Mutex::new(cell),
-    };
-    let id = handles::insert(Kind::Loan, 0, Arc::new(loan), None);
+    let id = LOANS.insert(cell)?;
     Ok(hibari_loan_t { id, data, len })
 }
 
@@ -138,12 +136,12 @@ pub unsafe extern "C" fn hibari_publisher_loan_with_hole(
     })
 }
 
-/// Takes the loan out of the registry and zeroes the struct.
+/// Takes the loan out of the slab and zeroes the struct.
 ///
 /// # Safety
 ///
 /// `loan` is NULL or points to a readable and writable `hibari_loan_t`.
-unsafe fn take(loan: *mut hibari_loan_t) -> Result<Arc<Loan>> {
+unsafe fn take(loan: *mut hibari_loan_t) -> Result<LoanCell> {
     if loan.is_null() || !loan.is_aligned() {
         return Err(Error::invalid(
             "`loan` is NULL or misaligned: pass the loan to consume",
@@ -152,7 +150,7 @@ unsafe fn take(loan: *mut hibari_loan_t) -> Result<Arc<Loan>> {
     // SAFETY: not NULL, aligned, readable (the caller's contract); the id is
     // an integer, valid whatever its bits.
     let id = unsafe { std::ptr::addr_of!((*loan).id).read() };
-    let taken = handles::remove::<Loan>(Kind::Loan, id)?;
+    let taken = LOANS.take(id, "loan")?;
     // SAFETY: as above, and writable.
     unsafe {
         loan.write(hibari_loan_t {
@@ -176,8 +174,7 @@ unsafe fn take(loan: *mut hibari_loan_t) -> Result<Arc<Loan>> {
 pub unsafe extern "C" fn hibari_loan_send(loan: *mut hibari_loan_t) -> hibari_ret_t {
     ffi(|| {
         // SAFETY: the caller's contract.
-        let taken = unsafe { take(loan) }?;
-        let mut cell = taken.cell.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cell = unsafe { take(loan) }?;
         cell.with_dependent_mut(|_, lent| {
             let loan = lent.take().expect("a loan in the registry is unsent");
             check_cdr(&loan, "the loan's message")?;
