@@ -267,8 +267,15 @@ fn subscribe(
     executor
         .add_node(node)
         .map_err(|e| PeerError::Setup(e.to_string()))?;
-    let ex = executor.clone();
-    let spinner = std::thread::spawn(move || ex.spin());
+    // The spin asks `stop` too: a cancel before it starts is forgotten.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (ex, stopped) = (executor.clone(), stop.clone());
+    let spinner = std::thread::spawn(move || {
+        ex.spin_until(
+            || stopped.load(std::sync::atomic::Ordering::Acquire),
+            Duration::MAX,
+        )
+    });
     let (mut n, mut exact, mut first) = (0u64, 0u64, None);
     say("READY");
     while n < count && Instant::now() < deadline {
@@ -291,6 +298,7 @@ fn subscribe(
         "DONE received={n} exact={exact} {}",
         usage_words(&used)
     ));
+    stop.store(true, std::sync::atomic::Ordering::Release);
     executor.cancel();
     let _ = spinner.join();
     if n < count {

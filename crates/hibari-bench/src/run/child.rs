@@ -145,8 +145,13 @@ fn hibari_child(spec: &ChildSpec) -> Result<ChildResult, SeriesRunError> {
     .map_err(|e| bad(&e))?;
     let executor = Arc::new(SingleThreadedExecutor::new());
     executor.add_node(&node).map_err(|e| bad(&e))?;
-    let ex = executor.clone();
-    let spinner = std::thread::spawn(move || ex.spin());
+    // A cancel that comes before the spin starts is forgotten (the
+    // executor's docs): the spin also asks `stop`, so it ends either way.
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ex, stopped) = (executor.clone(), stop.clone());
+    let spinner = std::thread::spawn(move || {
+        ex.spin_until(|| stopped.load(Ordering::Acquire), Duration::MAX)
+    });
     say_ready()?;
     let mut sink = Vec::new();
     let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
@@ -157,6 +162,7 @@ fn hibari_child(spec: &ChildSpec) -> Result<ChildResult, SeriesRunError> {
             (had, since) = (collector.len(), std::time::Instant::now());
         }
     }
+    stop.store(true, Ordering::Release);
     executor.cancel();
     let _ = spinner.join();
     let end = Usage::process();

@@ -15,6 +15,7 @@ pub mod yaml;
 #[cfg(test)]
 mod yaml_tests;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -71,10 +72,16 @@ impl Session {
         executor
             .add_node(&self.node)
             .context("spinning the command's node")?;
-        let e = executor.clone();
-        let thread = std::thread::spawn(move || e.spin());
+        // A cancel before the spin starts would be forgotten (a Spinner
+        // dropped at once would then join for ever): the spin asks `stop` too.
+        let stop = Arc::new(AtomicBool::new(false));
+        let (e, stopped) = (executor.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            e.spin_until(|| stopped.load(Ordering::Acquire), Duration::MAX);
+        });
         Ok(Spinner {
             executor,
+            stop,
             thread: Some(thread),
         })
     }
@@ -157,11 +164,13 @@ pub fn tool_node(context: &Context, name: &str) -> Result<Node> {
 /// An executor spinning on a thread; cancelled and joined when dropped.
 pub struct Spinner {
     executor: Arc<SingleThreadedExecutor>,
+    stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for Spinner {
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
         self.executor.cancel();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
