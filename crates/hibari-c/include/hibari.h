@@ -272,7 +272,7 @@ typedef struct hibari_subscription_t {
  */
 typedef struct hibari_sample_t {
   /**
-   * The registry key; 0 once released.
+   * The sample's id (never reused); 0 once released.
    */
   uint64_t id;
   const uint8_t *data;

@@ -122,16 +122,9 @@ pub(crate) enum Kind {
     GuardCondition,
     Executor,
     WaitSet,
-    Sample,
 }
 
 impl Kind {
-    /// Whether entries of this kind may have children (entries inserted
-    /// with them as `parent`): contexts have nodes, nodes their entities.
-    fn may_parent(self) -> bool {
-        matches!(self, Kind::Context | Kind::Node)
-    }
-
     fn name(self) -> &'static str {
         match self {
             Kind::Context => "context",
@@ -145,7 +138,6 @@ impl Kind {
             Kind::GuardCondition => "guard condition",
             Kind::Executor => "executor",
             Kind::WaitSet => "wait set",
-            Kind::Sample => "sample",
         }
     }
 }
@@ -244,15 +236,6 @@ pub(crate) fn remove<T: Any + Send + Sync>(kind: Kind, id: u64) -> Result<Arc<T>
         match registry.get(&id) {
             Some(e) if e.kind == kind && e.object.is::<T>() => {}
             found => return Err(invalid(kind, id, found.map(|e| e.kind))),
-        }
-        if !kind.may_parent() {
-            // A loan or sample, a publisher…: no pass over the registry.
-            let entry = registry.remove(&id).expect("found above");
-            drop(registry);
-            if let Some(close) = &entry.close {
-                close.close();
-            }
-            return Ok(entry.object.downcast::<T>().expect("its type was checked"));
         }
         // Children before parents: a node's entities before the node.
         let mut order = vec![id];

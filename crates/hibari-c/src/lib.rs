@@ -54,8 +54,8 @@ mod qos;
 mod publisher;
 // Loans of the transport's memory.
 mod loan;
-// The loans outstanding, by id.
-mod loan_slab;
+// Loans and taken samples, by id.
+mod slab;
 // Subscriptions and taken samples.
 mod subscription;
 // Values of the caller's types, handed over in this process.

@@ -2,7 +2,7 @@
 //! subscribers in other processes a chunk of shared memory, which they read
 //! in place — and sent without a copy.
 //!
-//! A loan lives in a slab of loans (its `id`; `loan_slab.rs`) until sent
+//! A loan lives in a slab (its `id`; `slab.rs`) until sent
 //! or discarded: the publisher and the bytes it lent, kept together as the
 //! Python binding keeps its loans (a self-referencing cell, no `unsafe` for
 //! the borrow). The bytes do not move while lent, so their address can be
@@ -15,8 +15,8 @@ use hibari_rs::PublisherLoan;
 use crate::args::{bytes_arg, check_out, put};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
 use crate::handles::hibari_publisher_t;
-use crate::loan_slab::Slab;
 use crate::publisher::{check_cdr, publisher, BytesPublisher};
+use crate::slab::Slab;
 
 type Lent<'a> = Option<PublisherLoan<'a>>;
 

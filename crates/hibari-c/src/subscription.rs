@@ -2,7 +2,7 @@
 //! place, or polled; either is taken from with `hibari_subscription_take`.
 
 use std::ffi::{c_char, c_void};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use hibari_rs::{
@@ -16,6 +16,7 @@ use crate::handles::{
 };
 use crate::node::node;
 use crate::qos::{from_c, hibari_qos_t};
+use crate::slab::Slab;
 
 /// What came with a sample.
 #[repr(C)]
@@ -59,14 +60,27 @@ pub type hibari_subscription_callback_t = Option<
     ),
 >;
 
-pub(crate) struct Subscription {
-    inner: hibari_rs::Subscription<Serialized>,
-}
+/// Every sample taken and not yet released.
+static SAMPLES: Slab<CdrBytes> = Slab::new();
 
-impl Subscription {
-    /// The Rust subscription (for a wait set).
-    pub(crate) fn rust(&self) -> &hibari_rs::Subscription<Serialized> {
-        &self.inner
+/// The callback of `callback`'s subscription for CDR bytes: run behind the
+/// subscription's `gate`, counted in `ran` (the node's), with `user_data`.
+pub(crate) fn byte_deliverer(
+    callback: unsafe extern "C" fn(*const u8, usize, *const hibari_sample_info_t, *mut c_void),
+    gate: Arc<Gate>,
+    ran: Arc<AtomicU64>,
+    user_data: *mut c_void,
+) -> impl Fn(&CdrBytes, &SampleInfo) + Send + 'static {
+    let user = UserData::new(user_data);
+    move |bytes: &CdrBytes, sample: &SampleInfo| {
+        let info = info(sample);
+        gate.run(|| {
+            ran.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: a C function given for this; the bytes (`len` of them
+            // at their address) and `info` live through the call; `user` is
+            // C's, handed back.
+            unsafe { callback(bytes.as_ptr(), bytes.len(), &info, user.get()) }
+        });
     }
 }
 
@@ -76,14 +90,16 @@ impl Subscription {
 #[derive(Clone, Copy, Debug)]
 #[allow(non_camel_case_types)]
 pub struct hibari_sample_t {
-    /// The registry key; 0 once released.
+    /// The sample's id (never reused); 0 once released.
     pub id: u64,
     pub data: *const u8,
     pub len: usize,
     pub info: hibari_sample_info_t,
 }
 
-pub(crate) fn subscription(s: hibari_subscription_t) -> Result<Arc<Subscription>> {
+pub(crate) fn subscription(
+    s: hibari_subscription_t,
+) -> Result<Arc<hibari_rs::Subscription<Serialized>>> {
     handles::get(Kind::Subscription, s.id)
 }
 
@@ -200,26 +216,19 @@ pub(crate) unsafe fn create(
                     .create_foreign_subscription(topic, type_name, options, deliver)
             }
             (Some(callback), None) => {
-                let (gate, ran, user) = (gate.clone(), n.ran.clone(), UserData::new(user_data));
-                let deliver = move |bytes: CdrBytes, sample: SampleInfo| {
-                    let info = info(&sample);
-                    gate.run(|| {
-                        ran.fetch_add(1, Ordering::Relaxed);
-                        // SAFETY: a C function given for this; the bytes
-                        // (`len` of them at their address) and `info` live
-                        // through the call; `user` is C's, handed back.
-                        unsafe { callback(bytes.as_ptr(), bytes.len(), &info, user.get()) }
-                    });
-                };
-                n.inner
-                    .create_generic_subscription(topic, type_name, options, deliver)
+                let deliver = byte_deliverer(callback, gate.clone(), n.ran.clone(), user_data);
+                n.inner.create_generic_subscription(
+                    topic,
+                    type_name,
+                    options,
+                    move |bytes: CdrBytes, sample: SampleInfo| deliver(&bytes, &sample),
+                )
             }
         };
-        let inner = created.map_err(|e| match e {
+        let sub = created.map_err(|e| match e {
             SubscriptionCreateError::InvalidTopic(_) => Error::invalid_from(e),
             e => Error::other(e),
         })?;
-        let sub = Subscription { inner };
         let close: Arc<dyn Close> = gate;
         let id = handles::insert(Kind::Subscription, node.id, Arc::new(sub), Some(close));
         // SAFETY: the caller's contract.
@@ -246,12 +255,12 @@ pub unsafe extern "C" fn hibari_subscription_take(
         check_out(out, "out")?;
         check_out(taken_out, "taken_out")?;
         let s = self::subscription(subscription)?;
-        let Some((bytes, sample)) = s.inner.take() else {
+        let Some((bytes, sample)) = s.take() else {
             // SAFETY: the caller's contract.
             return unsafe { put(taken_out, "taken_out", false) };
         };
         let (data, len) = (bytes.as_ptr(), bytes.len());
-        let id = handles::insert(Kind::Sample, 0, Arc::new(bytes), None);
+        let id = SAMPLES.insert(bytes)?;
         let taken = hibari_sample_t {
             id,
             data,
@@ -282,7 +291,7 @@ pub unsafe extern "C" fn hibari_sample_release(sample: *mut hibari_sample_t) -> 
         // SAFETY: not NULL, aligned, readable (the caller's contract); the id
         // is an integer.
         let id = unsafe { std::ptr::addr_of!((*sample).id).read() };
-        handles::remove::<CdrBytes>(Kind::Sample, id)?;
+        SAMPLES.take(id, "sample")?;
         // SAFETY: as above, and writable.
         unsafe {
             sample.write(hibari_sample_t {
@@ -307,7 +316,7 @@ pub unsafe extern "C" fn hibari_subscription_get_publisher_count(
     count_out: *mut usize,
 ) -> hibari_ret_t {
     ffi(|| {
-        let count = self::subscription(subscription)?.inner.matched_publishers();
+        let count = self::subscription(subscription)?.matched_publishers();
         // SAFETY: the caller's contract.
         unsafe { put(count_out, "count_out", count) }
     })
@@ -328,7 +337,7 @@ pub unsafe extern "C" fn hibari_subscription_get_topic_name(
     ffi(|| {
         let s = self::subscription(subscription)?;
         // SAFETY: the caller's contract.
-        unsafe { copy_str(s.inner.topic(), buf, cap, len_out) }
+        unsafe { copy_str(s.topic(), buf, cap, len_out) }
     })
 }
 
@@ -336,5 +345,8 @@ pub unsafe extern "C" fn hibari_subscription_get_topic_name(
 /// its callback stops). Samples taken stay valid until released.
 #[no_mangle]
 pub extern "C" fn hibari_subscription_destroy(subscription: hibari_subscription_t) -> hibari_ret_t {
-    ffi(|| handles::remove::<Subscription>(Kind::Subscription, subscription.id).map(drop))
+    ffi(|| {
+        handles::remove::<hibari_rs::Subscription<Serialized>>(Kind::Subscription, subscription.id)
+            .map(drop)
+    })
 }

@@ -15,7 +15,7 @@
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use hibari_rs::{CdrEncodeError, ForeignMessage, ForeignSample, PublishError, SampleInfo};
 
@@ -23,7 +23,9 @@ use crate::args::UserData;
 use crate::error::{ffi, hibari_ret_t, Error};
 use crate::handles::{hibari_callback_group_t, hibari_node_t, hibari_subscription_t, Gate};
 use crate::qos::hibari_qos_t;
-use crate::subscription::{hibari_sample_info_t, hibari_subscription_callback_t, info};
+use crate::subscription::{
+    byte_deliverer, hibari_sample_info_t, hibari_subscription_callback_t, info,
+};
 
 /// What hibari calls on a value of the caller's type. Every function may be
 /// called on any thread, also while subscription callbacks read the value;
@@ -67,6 +69,9 @@ struct CValue {
     encoded_len: EncodedLen,
     encode: Encode,
     drop: Free,
+    /// What `encoded_len` said (the object does not change): a publish to
+    /// shared memory asks for the size, then encodes, which needs it again.
+    len: OnceLock<usize>,
 }
 
 // SAFETY: the object is only read (by `encoded_len`, `encode` and value
@@ -79,13 +84,16 @@ unsafe impl Sync for CValue {}
 
 impl ForeignMessage for CValue {
     fn encoded_len(&self) -> Result<usize, CdrEncodeError> {
+        if let Some(&n) = self.len.get() {
+            return Ok(n);
+        }
         // SAFETY: the caller's function for this value, which lives until
         // `drop` (which runs only when `self` is dropped).
         match unsafe { (self.encoded_len)(self.value) } {
             0 => Err(CdrEncodeError::Foreign(
                 "the value's encoded_len function returned 0 (it cannot be encoded)".into(),
             )),
-            n => Ok(n),
+            n => Ok(*self.len.get_or_init(|| n)),
         }
     }
 
@@ -158,6 +166,7 @@ pub unsafe extern "C" fn hibari_publisher_publish_value(
             encoded_len,
             encode,
             drop,
+            len: OnceLock::new(),
         };
         let p = crate::publisher::publisher(publisher)?;
         p.publish_foreign(value).map_err(|e| match e {
@@ -197,12 +206,13 @@ impl Values {
         ran: Arc<AtomicU64>,
         user_data: *mut c_void,
     ) -> impl FnMut(ForeignSample, SampleInfo) + Send + 'static {
+        let deliver_bytes = byte_deliverer(bytes, gate.clone(), ran.clone(), user_data);
         let user = UserData::new(user_data);
         let tag = self.tag as usize;
         let callback = self.callback;
         move |sample: ForeignSample, sample_info: SampleInfo| {
-            let i = info(&sample_info);
             if let Some(v) = sample.foreign::<CValue>().filter(|v| v.tag as usize == tag) {
+                let i = info(&sample_info);
                 gate.run(|| {
                     ran.fetch_add(1, Ordering::Relaxed);
                     // SAFETY: the caller's function; the object lives (the
@@ -213,15 +223,9 @@ impl Values {
             }
             // A value that cannot be encoded reaches no byte callback (its
             // publisher's encoder failed: nothing to deliver).
-            let Ok(cdr) = sample.into_cdr_bytes() else {
-                return;
-            };
-            gate.run(|| {
-                ran.fetch_add(1, Ordering::Relaxed);
-                // SAFETY: the caller's function; the bytes and `i` live
-                // through the call; `user` is the caller's, handed back.
-                unsafe { bytes(cdr.as_ptr(), cdr.len(), &i, user.get()) }
-            });
+            if let Ok(cdr) = sample.into_cdr_bytes() {
+                deliver_bytes(&cdr, &sample_info);
+            }
         }
     }
 }

@@ -110,7 +110,7 @@ pub unsafe extern "C" fn hibari_wait_set_add_subscription(
     unsafe {
         add(ws, SUBSCRIPTIONS, index_out, |w| {
             let s = crate::subscription::subscription(subscription)?;
-            Ok(w.add_subscription(s.rust()))
+            Ok(w.add_subscription(&s))
         })
     }
 }

@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::topics::{publisher, subscription};
 use super::*;
 use hibari_testkit::{unique_topic, with_timeout, TestDomain};
 
@@ -112,38 +113,6 @@ fn with_values(
     s
 }
 
-fn string_publisher(n: hibari_node_t, topic: &str) -> hibari_publisher_t {
-    let mut p = hibari_publisher_t::default();
-    // SAFETY: valid strings and out-pointer.
-    ok(unsafe {
-        hibari_publisher_create(
-            n,
-            c(topic).as_ptr(),
-            c("std_msgs/msg/String").as_ptr(),
-            null(),
-            &mut p,
-        )
-    });
-    p
-}
-
-fn plain(n: hibari_node_t, topic: &str, seen: &Arc<Seen>) -> hibari_subscription_t {
-    let mut s = hibari_subscription_t::default();
-    // SAFETY: valid strings and out-pointer; `seen` outlives the subscription.
-    ok(unsafe {
-        hibari_subscription_create(
-            n,
-            c(topic).as_ptr(),
-            c("std_msgs/msg/String").as_ptr(),
-            null(),
-            Some(record),
-            seen.user(),
-            &mut s,
-        )
-    });
-    s
-}
-
 fn spin_until(executor: hibari_executor_t, done: impl Fn() -> bool) {
     let deadline = std::time::Instant::now() + WAIT;
     while !done() {
@@ -164,8 +133,8 @@ fn a_value_reaches_subscriptions_of_its_tag_as_itself_and_the_others_as_cdr_then
     );
     let _a = with_values(n, "handover", TEXT_OPS.type_tag, &same);
     let _b = with_values(n, "handover", c"another type".as_ptr().cast(), &other);
-    let _c = plain(n, "handover", &seen);
-    let p = string_publisher(n, "handover");
+    let _c = subscription(n, "handover", Some(&seen));
+    let p = publisher(n, "handover");
     let drops = Arc::new(AtomicUsize::new(0));
     let value = text("in place", &drops);
     // SAFETY: a `Text` with its ops.
@@ -208,7 +177,7 @@ fn a_value_reaches_another_context_of_the_domain_in_this_process_as_itself() {
         let got = Arc::new(Got::default());
         let listener = node(b, "listener");
         let _s = with_values(listener, &topic, TEXT_OPS.type_tag, &got);
-        let p = string_publisher(node(a, "talker"), &topic);
+        let p = publisher(node(a, "talker"), &topic);
         let mut matched = false;
         // SAFETY: a valid out-pointer.
         ok(unsafe { hibari_publisher_wait_for_subscriptions(p, 1, WAIT_NS, &mut matched) });
@@ -232,7 +201,7 @@ fn a_value_reaches_another_context_of_the_domain_in_this_process_as_itself() {
 fn bad_values_are_refused_and_freed_exactly_when_hibari_took_them() {
     let ctx = isolated(&[]);
     let n = node(ctx, "bad_values");
-    let p = string_publisher(n, "bad_values");
+    let p = publisher(n, "bad_values");
     let drops = Arc::new(AtomicUsize::new(0));
     let value = text("kept", &drops);
     let no_drop = hibari_value_ops_t {
@@ -260,8 +229,8 @@ fn bad_values_are_refused_and_freed_exactly_when_hibari_took_them() {
     // the byte ones (nothing to give them), and is freed.
     let (got, seen) = (Arc::new(Got::default()), Arc::new(Seen::default()));
     let _g = with_values(n, "unencodable", TEXT_OPS.type_tag, &got);
-    let _s = plain(n, "unencodable", &seen);
-    let p = string_publisher(n, "unencodable");
+    let _s = subscription(n, "unencodable", Some(&seen));
+    let p = publisher(n, "unencodable");
     // SAFETY: a `Text` with its ops.
     ok(unsafe { hibari_publisher_publish_value(p, text("unencodable", &drops), &TEXT_OPS) });
     let executor = executor_with(n);

@@ -24,6 +24,16 @@ pub(crate) struct GuardShared {
 }
 
 impl GuardShared {
+    fn new(callback: Callback, waker: Arc<NodeWaker>, group: CallbackGroup) -> Arc<Self> {
+        Arc::new(GuardShared {
+            triggered: AtomicBool::new(false),
+            callback: Mutex::new(callback),
+            waker,
+            group,
+            watchers: Watchers::default(),
+        })
+    }
+
     /// Consumes a trigger: whether it was triggered (a wait set's look).
     pub(crate) fn take_trigger(&self) -> bool {
         self.triggered.swap(false, Ordering::SeqCst)
@@ -90,13 +100,11 @@ impl GuardCondition {
     /// any thread to wake that wait set.
     pub fn new() -> GuardCondition {
         GuardCondition {
-            shared: Arc::new(GuardShared {
-                triggered: AtomicBool::new(false),
-                callback: Mutex::new(Box::new(|| {})),
-                waker: Arc::new(NodeWaker::new()),
-                group: CallbackGroup::new(CallbackGroupType::MutuallyExclusive),
-                watchers: Watchers::default(),
-            }),
+            shared: GuardShared::new(
+                Box::new(|| {}),
+                Arc::new(NodeWaker::new()),
+                CallbackGroup::new(CallbackGroupType::MutuallyExclusive),
+            ),
         }
     }
 }
@@ -113,13 +121,7 @@ impl Node {
         let group = options
             .group
             .unwrap_or_else(|| self.default_callback_group());
-        let shared = Arc::new(GuardShared {
-            triggered: AtomicBool::new(false),
-            callback: Mutex::new(Box::new(callback)),
-            waker: self.inner.waker.clone(),
-            group,
-            watchers: Watchers::default(),
-        });
+        let shared = GuardShared::new(Box::new(callback), self.inner.waker.clone(), group);
         let entity: Arc<dyn Entity> = shared.clone();
         self.add_entity(Arc::downgrade(&entity));
         GuardCondition { shared }

@@ -1,20 +1,21 @@
-//! The loans lent and not yet sent or discarded, by id: a slab beside the
-//! handle registry. A loan lives for one message, so its bookkeeping is on
-//! the publish path: here it costs one uncontended lock and no allocation
-//! (a vector slot reused), where the registry took its global write lock,
-//! hashed, and allocated an `Arc` — twice per message.
+//! Objects that live for one message — loans (`loan.rs`) and taken
+//! samples (`subscription.rs`) — by id: a slab beside the handle registry.
+//! Their bookkeeping is on the publish and take paths, so it costs one
+//! uncontended lock and no allocation (a vector slot reused), where the
+//! registry would take its global write lock, hash, and allocate an `Arc` —
+//! twice per message.
 //!
 //! An id is the slot's index + 1 in its low [`INDEX_BITS`] bits and the
 //! slot's generation above them; the generation moves on whenever the slot
 //! is emptied, so an id is never valid twice (until 2^40 reuses of one
-//! slot): a loan sent twice, or a stale copy of a `hibari_loan_t`, is found
-//! out, never another message's memory.
+//! slot): a loan sent twice, a sample released twice, or a stale copy of
+//! either struct is found out, never another message's memory.
 
 use std::sync::{Mutex, PoisonError};
 
 use crate::error::{hibari_ret_t, Error, Result};
 
-/// Bits of an id that hold the slot (so at most 2^24 - 1 loans at once).
+/// Bits of an id that hold the slot (so at most 2^24 - 1 objects at once).
 const INDEX_BITS: u32 = 24;
 const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 
@@ -50,7 +51,7 @@ impl<T> Slab<T> {
             }
             None => {
                 return Err(Error::other(format!(
-                    "{INDEX_MASK} loans are outstanding: send or discard some first"
+                    "{INDEX_MASK} loans or samples are outstanding: consume or release some first"
                 )))
             }
         };
