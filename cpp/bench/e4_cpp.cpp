@@ -31,6 +31,7 @@
 // in all, as e4_rust's loan_message and Python's loan_image + np.copyto.
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,8 +43,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -96,16 +95,24 @@ uint64_t now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-/// utime + stime of this process, in clock ticks (100 Hz on Linux), as e4_rust reads it.
-double cpu_s() {
-  std::ifstream f("/proc/self/stat");
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const size_t paren = s.rfind(')');
-  if (paren == std::string::npos) return 0.0;
-  std::stringstream rest(s.substr(paren + 1));
-  std::vector<std::string> fields{std::istream_iterator<std::string>(rest), std::istream_iterator<std::string>()};
-  auto tick = [&](size_t i) { return i < fields.size() ? std::atof(fields[i].c_str()) : 0.0; };
-  return (tick(11) + tick(12)) / 100.0;
+/// CPU time (user + system, µs resolution) and context switches (voluntary +
+/// involuntary) of this process so far, every thread counted, as e4_rust reads them.
+struct Usage {
+  double cpu_s = 0;
+  long ctx = 0;
+  static Usage now() {
+    rusage ru{};
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return {};
+    auto s = [](const timeval &t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return {s(ru.ru_utime) + s(ru.ru_stime), ru.ru_nvcsw + ru.ru_nivcsw};
+  }
+  Usage since(const Usage &earlier) const { return {cpu_s - earlier.cpu_s, ctx - earlier.ctx}; }
+};
+
+/// The number after `"key": ` in a JSON line of ours (0 when absent).
+double number_after(const std::string &line, const std::string &key) {
+  const size_t at = line.rfind("\"" + key + "\": ");
+  return at == std::string::npos ? 0.0 : std::atof(line.c_str() + at + key.size() + 4);
 }
 
 std::string list(const std::vector<double> &v) {
@@ -204,7 +211,7 @@ std::string one_process(size_t size, const std::string &mode, const hibari::QoS 
     std::vector<double> publish, e2e;
     publish.reserve(n);
     e2e.reserve(n);
-    const double cpu0 = cpu_s();
+    const Usage usage0 = Usage::now();
     const auto wall = Clock::now();
     for (size_t i = 0; i < warmup + n; i++) {
       const auto t0 = Clock::now();
@@ -217,15 +224,15 @@ std::string one_process(size_t size, const std::string &mode, const hibari::QoS 
         e2e.push_back(us(t2 - t0));
       }
     }
-    const double cpu = cpu_s() - cpu0;
+    const Usage used = Usage::now().since(usage0);
     const double secs = std::chrono::duration<double>(Clock::now() - wall).count();
     executor.cancel();
     if (spinner.joinable()) spinner.join();
     char head[256];
     std::snprintf(head, sizeof head,
-                  "{\"impl\": \"cpp\", \"loan\": %s, \"mode\": \"%s\", \"size\": %zu, \"n\": %zu, \"cpu_pub_s\": %.3f, "
-                  "\"cpu_sub_s\": 0, \"duration_s\": %.3f, ",
-                  loan ? "true" : "false", mode.c_str(), size, n, cpu, secs);
+                  "{\"impl\": \"cpp\", \"loan\": %s, \"mode\": \"%s\", \"size\": %zu, \"n\": %zu, \"cpu_pub_s\": %.6f, "
+                  "\"cpu_sub_s\": 0, \"ctx_switches\": %ld, \"duration_s\": %.3f, ",
+                  loan ? "true" : "false", mode.c_str(), size, n, used.cpu_s, used.ctx, secs);
     line = std::string(head) + "\"publish_us\": " + list(publish) + ", \"e2e_us\": " + list(e2e) + "}";
   }
   hibari::shutdown();
@@ -287,7 +294,8 @@ std::string two_processes(size_t size, const std::string &qos_name, size_t n, bo
   }
   hibari::init(0, nullptr, init_options(false));
   std::vector<double> publish;
-  double cpu = 0, secs = 0;
+  Usage used;
+  double secs = 0;
   {
     auto node = std::make_shared<hibari::Node>("e4_pub");
     auto publisher = node->create_publisher<Image>(topic, qos(qos_name));
@@ -297,7 +305,7 @@ std::string two_processes(size_t size, const std::string &qos_name, size_t n, bo
     const std::vector<uint8_t> pixels(size, 7);
     publish.reserve(n);
     char ack = 0;
-    const double cpu0 = cpu_s();
+    const Usage usage0 = Usage::now();
     const auto wall = Clock::now();
     for (size_t i = 0; i < count; i++) {
       const auto t0 = Clock::now();
@@ -306,7 +314,7 @@ std::string two_processes(size_t size, const std::string &qos_name, size_t n, bo
       read_exact(out, &ack, 1);
       if (i >= warmup) publish.push_back(us(t1 - t0));
     }
-    cpu = cpu_s() - cpu0;
+    used = Usage::now().since(usage0);
     secs = std::chrono::duration<double>(Clock::now() - wall).count();
     line = read_line(out);
     close(out);
@@ -315,7 +323,7 @@ std::string two_processes(size_t size, const std::string &qos_name, size_t n, bo
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw std::runtime_error("the subscriber process failed");
   }
   hibari::shutdown();
-  // The subscriber's line: {"e2e_us": [...], "cpu_s": x}; drop the warm-up.
+  // The subscriber's line: {"e2e_us": [...], "cpu_s": x, "ctx": y}; drop the warm-up.
   const size_t open = line.find('['), close_ = line.find(']');
   if (open == std::string::npos || close_ == std::string::npos) throw std::runtime_error("bad subscriber line");
   std::vector<double> e2e;
@@ -324,14 +332,13 @@ std::string two_processes(size_t size, const std::string &qos_name, size_t n, bo
   for (std::string v; std::getline(items, v, ',');) {
     if (k++ >= warmup) e2e.push_back(std::stod(v));
   }
-  double cpu_sub = 0;
-  const size_t at = line.rfind("\"cpu_s\": ");
-  if (at != std::string::npos) cpu_sub = std::atof(line.c_str() + at + 9);
+  const double cpu_sub = number_after(line, "cpu_s");
+  const long ctx = used.ctx + static_cast<long>(number_after(line, "ctx"));
   char head[256];
   std::snprintf(head, sizeof head,
-                "{\"impl\": \"cpp\", \"loan\": %s, \"mode\": \"procs\", \"size\": %zu, \"n\": %zu, \"cpu_pub_s\": %.3f, "
-                "\"cpu_sub_s\": %.3f, \"duration_s\": %.3f, ",
-                loan ? "true" : "false", size, n, cpu, cpu_sub, secs);
+                "{\"impl\": \"cpp\", \"loan\": %s, \"mode\": \"procs\", \"size\": %zu, \"n\": %zu, \"cpu_pub_s\": %.6f, "
+                "\"cpu_sub_s\": %.6f, \"ctx_switches\": %ld, \"duration_s\": %.3f, ",
+                loan ? "true" : "false", size, n, used.cpu_s, cpu_sub, ctx, secs);
   return std::string(head) + "\"publish_us\": " + list(publish) + ", \"e2e_us\": " + list(e2e) + "}";
 }
 
@@ -373,7 +380,7 @@ int subscriber(size_t count, const std::string &qos_name, const std::string &top
   std::thread spinner([&executor] { executor.spin(); });
   std::printf("ready\n");
   std::fflush(stdout);
-  const double cpu0 = cpu_s();
+  const Usage usage0 = Usage::now();
   std::vector<double> e2e;
   e2e.reserve(count);
   int status = 0;
@@ -385,7 +392,8 @@ int subscriber(size_t count, const std::string &qos_name, const std::string &top
   }
   executor.cancel();
   spinner.join();
-  std::printf("{\"e2e_us\": %s, \"cpu_s\": %.3f}\n", list(e2e).c_str(), cpu_s() - cpu0);
+  const Usage used = Usage::now().since(usage0);
+  std::printf("{\"e2e_us\": %s, \"cpu_s\": %.6f, \"ctx\": %ld}\n", list(e2e).c_str(), used.cpu_s, used.ctx);
   std::fflush(stdout);
   hibari::shutdown();
   return status;

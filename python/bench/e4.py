@@ -11,6 +11,7 @@ one process and between two, reliable and best effort; and rospy's, with
     python bench/e4.py --no-rospy
     python bench/e4.py --placement cross           # publisher on CPU 0, subscriber on CPU 1 (default: both on 0)
     python bench/e4.py --no-allocs                      # without the allocation pass
+    python bench/e4.py --languages rust,cpp --rounds 8  # only the compiled twins, interleaved
 
 What is timed (the Rust twin, python/rust/examples/e4_rust.rs, does the
 same): the message holds the application's pixels (a numpy array here, a
@@ -39,7 +40,11 @@ same things: a new ``Image`` whose ``data`` is a copy of the pixels, then
 the hole; in one process a typed subscription (``const Image &``, decoded
 from the bytes the C ABI carries), between two a serialized subscription
 that parses the frame in place. Its records are language ``cpp``; the
-"C++ / Rust" report compares them with Rust's, series by series.
+"C++ / Rust" report compares them with Rust's, series by series. The twins
+run size by size, each size's series back to back; with ``--rounds R`` they
+run R times over, the twins' order swapped every round, their samples pooled,
+and the report gives each round's ratio as well: a drift of the machine then
+lands on both sides of a ratio instead of on whichever ran later.
 
 Allocations (``allocs.py``): before the timed runs, the Python series run
 again, fewer messages, in a process of their own that counts every heap
@@ -284,6 +289,33 @@ def run_twin(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,
 
 run_rust = run_twin
 
+
+def twin_rounds(twins: Dict[str, Path], sizes: List[int], mode: str, qos: str, domain: int,
+                n: Optional[int], rounds: int) -> Dict[Any, Dict[str, Any]]:
+    """The compiled twins' series, interleaved: each round runs every size and
+    variant once per twin, back to back, the twins' order swapped every
+    round, so a slow drift of the machine lands on both sides of a C++/Rust
+    ratio. Keyed by (language, variant, size): the samples of all rounds
+    pooled, the CPU and context switches summed, and ``rounds_p50`` — each
+    round's publish-call and end-to-end p50."""
+    pooled: Dict[Any, Dict[str, Any]] = {}
+    order = list(twins)
+    for r in range(rounds):
+        for size in sizes:
+            for variant in ("publish", "loan"):
+                for language in (order if r % 2 == 0 else order[::-1]):
+                    (s,) = run_twin(twins[language], [size], mode, qos, domain, n, variant)
+                    p = pooled.setdefault((language, variant, size), {
+                        "size": size, "publish_us": [], "e2e_us": [], "cpu_pub_s": 0.0, "cpu_sub_s": 0.0,
+                        "ctx_switches": 0, "duration_s": 0.0, "rounds_p50": []})
+                    p["publish_us"] += s["publish_us"]
+                    p["e2e_us"] += s["e2e_us"]
+                    for k in ("cpu_pub_s", "cpu_sub_s", "ctx_switches", "duration_s"):
+                        p[k] += s.get(k, 0)
+                    p["rounds_p50"].append({"publish": float(np.median(s["publish_us"])),
+                                            "e2e": float(np.median(s["e2e_us"]))})
+    return pooled
+
 # The compiled twins: language, the subscription of the two-process set-up.
 TWINS = {"rust": "view subscription (reads the frame in place)",
          "cpp": "serialized subscription (reads the frame in place)"}
@@ -322,6 +354,11 @@ def main() -> None:
     ap.add_argument("--placement", choices=sorted(PLACEMENTS), default="same",
                     help="publisher and subscriber on one CPU (same), on two (cross), or as the kernel likes (free)")
     ap.add_argument("--no-allocs", action="store_true", help="no allocation pass (allocs.py)")
+    ap.add_argument("--languages", default="python,rust,cpp",
+                    help="the series to run: python (hibari's Python), rust and cpp (the compiled twins)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run the compiled twins in this many interleaved rounds, pooling their samples "
+                         "(the C++ / Rust report then gives each round's ratio too)")
     ap.add_argument("--domain", type=int, default=None,
                     help="ROS_DOMAIN_ID of the two-process series (default: $ROS_DOMAIN_ID, else a random one in 120..219)")
     ap.add_argument("--child", nargs=4, metavar=("SIZE", "COUNT", "QOS", "TOPIC"), help=argparse.SUPPRESS)
@@ -333,6 +370,9 @@ def main() -> None:
     os.environ["HIBARI_E4_CPUS"] = PLACEMENTS[args.placement]
     pin(0)
     sizes = [int(s) for s in args.sizes.split(",")]
+    languages = set(args.languages.split(","))
+    if not languages <= {"python", "rust", "cpp"} or args.rounds < 1:
+        raise SystemExit("--languages takes python, rust, cpp; --rounds at least 1")
     setups = args.setups.split(",")
     qoses = args.qos.split(",")
     rust = args.rust or Path(os.environ.get("CARGO_TARGET_DIR", HERE.parents[1] / "target")) \
@@ -356,7 +396,7 @@ def main() -> None:
                   flush=True)
         return
     counts: Counts = {}
-    if not args.no_allocs:
+    if not args.no_allocs and "python" in languages:
         n = min(args.iterations or ALLOC_ITERATIONS, ALLOC_ITERATIONS)
         counts, why = count_pass(["--sizes", args.sizes, "--setups", args.setups, "--qos", args.qos,
                                   "--iterations", str(n), "--domain", str(domain), "--placement", args.placement])
@@ -374,7 +414,7 @@ def main() -> None:
 
     for qos in qoses:
         for setup in setups:
-            for size in sizes:
+            for size in sizes if "python" in languages else []:
                 for variant in ("publish", "loan"):
                     s = run_python(setup, size, qos, variant, n_of(size), domain)
                     kw = dict(transport="inproc", setup="one process") if setup == "inproc" \
@@ -383,20 +423,19 @@ def main() -> None:
                         kw["transport"] += " loan"
                     add(s, language="python", size=size, qos=qos, allocs=counts.get((setup, qos, size, variant)),
                         **kw)  # type: ignore[arg-type]
-            for language, binary in twins.items():
-                if not binary.exists():
-                    continue
-                mode = "thread" if setup == "inproc" else "procs"
-                for variant in ("publish", "loan"):
-                    for s in run_twin(binary, sizes, mode, qos, domain, args.iterations, variant):
-                        base = "inproc" if setup == "inproc" else "shm"
-                        add(s, language=language, size=s["size"], qos=qos,
-                            transport=base + (" loan" if variant == "loan" else ""),
-                            setup="one process" if setup == "inproc" else "two processes",
-                            note="" if setup == "inproc" else TWINS[language])
-    if not rust.exists():
+            present = {lang: binary for lang, binary in twins.items() if lang in languages and binary.exists()}
+            mode = "thread" if setup == "inproc" else "procs"
+            base = "inproc" if setup == "inproc" else "shm"
+            pooled = twin_rounds(present, sizes, mode, qos, domain, args.iterations, args.rounds)
+            for (language, variant, size), s in sorted(  # each twin's series together, as a table reads them
+                    pooled.items(), key=lambda kv: (list(present).index(kv[0][0]), kv[0][1] == "loan", kv[0][2])):
+                add(s, language=language, size=size, qos=qos,
+                    transport=base + (" loan" if variant == "loan" else ""),
+                    setup="one process" if setup == "inproc" else "two processes",
+                    note="" if setup == "inproc" else TWINS[language])
+    if "rust" in languages and not rust.exists():
         print(f"(no Rust run: {rust} not built; scripts/python.sh builds it)", file=sys.stderr)
-    if not cpp.exists():
+    if "cpp" in languages and not cpp.exists():
         print(f"(no C++ run: {cpp} not built; scripts/cpp.sh install, then cpp/bench/build.sh builds it)",
               file=sys.stderr)
     if not args.no_rospy:

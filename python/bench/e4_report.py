@@ -44,6 +44,8 @@ def record(series: Dict[str, Any], *, language: str, transport: str, setup: str,
                 + (f"; {note}" if note else "") + f"; CPUs pub,sub {os.environ.get('HIBARI_E4_CPUS') or 'free'}",
         "duration_s": round(series.get("duration_s", 0.0), 4),
     })
+    if len(series.get("rounds_p50", [])) > 1:  # a compiled twin's series run in interleaved rounds (e4.py --rounds)
+        rec["rounds_p50_us"] = [round(r[what], 3) for r in series["rounds_p50"]]
     if allocs is not None and all(math.isfinite(a) for a in allocs):
         publish, delivery = allocs
         rec["allocs_per_msg"] = round(publish if what == "publish" else publish + delivery, 1)
@@ -124,10 +126,24 @@ def cpp_vs_rust(records: List[Dict[str, Any]]) -> None:
     if not pairs:
         return
     print(f"\nC++ / Rust (µs; ratio = C++ / Rust; target: p50 within {CPP_TARGET}x): | transport | setup | bytes | "
-          "c++ p50 | rust p50 | p50 ratio | c++ p99 | rust p99 | p99 ratio | within |")
+          "c++ p50 | rust p50 | p50 ratio | c++ p99 | rust p99 | p99 ratio | within | rounds: p50 ratio min, "
+          "median, max | rounds within |")
     for c, r in pairs:
         ratio50 = c["p50_us"] / r["p50_us"] if r["p50_us"] > 0 else float("nan")
         ratio99 = c["p99_us"] / r["p99_us"] if r["p99_us"] > 0 else float("nan")
         within = "yes" if ratio50 <= CPP_TARGET else "no"
+        rounds = round_ratios(c, r)
+        spread = f"{min(rounds):.2f}, {float(np.median(rounds)):.2f}, {max(rounds):.2f}" if rounds else "-"
+        inside = f"{sum(x <= CPP_TARGET for x in rounds)}/{len(rounds)}" if rounds else "-"
         print(f"| {c['transport']} | {c['setup']} | {c['size_bytes']} | {c['p50_us']:.1f} | {r['p50_us']:.1f} | "
-              f"{ratio50:.2f} | {c['p99_us']:.1f} | {r['p99_us']:.1f} | {ratio99:.2f} | {within} |")
+              f"{ratio50:.2f} | {c['p99_us']:.1f} | {r['p99_us']:.1f} | {ratio99:.2f} | {within} | {spread} | "
+              f"{inside} |")
+
+
+def round_ratios(cpp: Dict[str, Any], rust: Dict[str, Any]) -> List[float]:
+    """Each interleaved round's C++ p50 over the Rust p50 of the same round
+    (empty unless both series ran in the same number of rounds, more than one)."""
+    c, r = cpp.get("rounds_p50_us", []), rust.get("rounds_p50_us", [])
+    if len(c) != len(r) or len(c) < 2:
+        return []
+    return [a / b for a, b in zip(c, r) if b > 0]

@@ -68,19 +68,23 @@ fn now_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-fn cpu_s() -> f64 {
-    let mut s = String::new();
-    // utime + stime of this process, in clock ticks (100 Hz on Linux).
-    if std::fs::File::open("/proc/self/stat")
-        .and_then(|mut f| f.read_to_string(&mut s))
-        .is_err()
-    {
-        return 0.0;
-    }
-    let rest = s.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (tick(11) + tick(12)) / 100.0
+/// CPU time (user + system, µs resolution) and context switches (voluntary
+/// + involuntary) of this process so far, every thread counted.
+fn usage() -> (f64, u64) {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_SELF).map_or((0.0, 0), |u| {
+        let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+        let ctx = u.voluntary_context_switches() + u.involuntary_context_switches();
+        (s(u.user_time()) + s(u.system_time()), ctx.max(0) as u64)
+    })
+}
+
+/// The number after `"key": ` in a JSON line of ours (0 when absent).
+fn number_after(line: &str, key: &str) -> f64 {
+    line.split_once(&format!("\"{key}\": "))
+        .and_then(|(_, v)| v.split([',', '}']).next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
 }
 
 fn list(v: &[f64]) -> String {
@@ -150,7 +154,7 @@ fn one_process(
     let pixels = vec![7u8; size];
     let warmup = n / 10 + 5;
     let (mut publish, mut e2e) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let cpu0 = cpu_s();
+    let (cpu0, ctx0) = usage();
     let wall = Instant::now();
     for i in 0..warmup + n {
         let t0 = Instant::now();
@@ -165,13 +169,14 @@ fn one_process(
             e2e.push((t2 - t0).as_secs_f64() * 1e6);
         }
     }
-    let (cpu, secs) = (cpu_s() - cpu0, wall.elapsed().as_secs_f64());
+    let ((cpu1, ctx1), secs) = (usage(), wall.elapsed().as_secs_f64());
+    let (cpu, ctx) = (cpu1 - cpu0, ctx1 - ctx0);
     executor.cancel();
     if let Some(s) = spinner {
         let _ = s.join();
     }
     Ok(format!(
-        "{{\"impl\": \"rust\", \"loan\": {loan}, \"mode\": \"{mode}\", \"size\": {size}, \"n\": {n}, \"cpu_pub_s\": {cpu:.3}, \"cpu_sub_s\": 0, \"duration_s\": {secs:.3}, \"publish_us\": {}, \"e2e_us\": {}}}",
+        "{{\"impl\": \"rust\", \"loan\": {loan}, \"mode\": \"{mode}\", \"size\": {size}, \"n\": {n}, \"cpu_pub_s\": {cpu:.6}, \"cpu_sub_s\": 0, \"ctx_switches\": {ctx}, \"duration_s\": {secs:.3}, \"publish_us\": {}, \"e2e_us\": {}}}",
         list(&publish),
         list(&e2e)
     ))
@@ -207,7 +212,7 @@ fn two_processes(size: usize, qos_name: &str, n: usize, loan: bool) -> Result<St
     let pixels = vec![7u8; size];
     let mut publish = Vec::with_capacity(n);
     let mut ack = [0u8; 1];
-    let cpu0 = cpu_s();
+    let (cpu0, ctx0) = usage();
     let wall = Instant::now();
     for i in 0..count {
         let t0 = Instant::now();
@@ -218,11 +223,12 @@ fn two_processes(size: usize, qos_name: &str, n: usize, loan: bool) -> Result<St
             publish.push((t1 - t0).as_secs_f64() * 1e6);
         }
     }
-    let (cpu, secs) = (cpu_s() - cpu0, wall.elapsed().as_secs_f64());
+    let ((cpu1, ctx1), secs) = (usage(), wall.elapsed().as_secs_f64());
+    let (cpu, ctx_pub) = (cpu1 - cpu0, ctx1 - ctx0);
     line.clear();
     out.read_line(&mut line)?;
     child.wait()?;
-    // The subscriber's line: {"e2e_us": [...], "cpu_s": x}; drop the warm-up.
+    // The subscriber's line: {"e2e_us": [...], "cpu_s": x, "ctx": y}; drop the warm-up.
     let e2e_all = line
         .split_once('[')
         .and_then(|(_, rest)| rest.split_once(']'))
@@ -233,12 +239,10 @@ fn two_processes(size: usize, qos_name: &str, n: usize, loan: bool) -> Result<St
         .skip(warmup)
         .map(str::parse)
         .collect::<Result<_, _>>()?;
-    let cpu_sub = line
-        .rsplit_once("\"cpu_s\": ")
-        .and_then(|(_, v)| v.trim_end_matches(['}', '\n', ' ']).parse::<f64>().ok())
-        .unwrap_or(0.0);
+    let cpu_sub = number_after(&line, "cpu_s");
+    let ctx = ctx_pub + number_after(&line, "ctx") as u64;
     Ok(format!(
-        "{{\"impl\": \"rust\", \"loan\": {loan}, \"mode\": \"procs\", \"size\": {size}, \"n\": {n}, \"cpu_pub_s\": {cpu:.3}, \"cpu_sub_s\": {cpu_sub:.3}, \"duration_s\": {secs:.3}, \"publish_us\": {}, \"e2e_us\": {}}}",
+        "{{\"impl\": \"rust\", \"loan\": {loan}, \"mode\": \"procs\", \"size\": {size}, \"n\": {n}, \"cpu_pub_s\": {cpu:.6}, \"cpu_sub_s\": {cpu_sub:.6}, \"ctx_switches\": {ctx}, \"duration_s\": {secs:.3}, \"publish_us\": {}, \"e2e_us\": {}}}",
         list(&publish),
         list(&e2e)
     ))
@@ -267,7 +271,7 @@ fn subscriber(size: usize, count: usize, qos_name: &str, topic: &str) -> Result<
     let e = executor.clone();
     let spinner = std::thread::spawn(move || e.spin());
     println!("ready");
-    let cpu0 = cpu_s();
+    let (cpu0, ctx0) = usage();
     let mut e2e = Vec::with_capacity(count);
     for _ in 0..count {
         let v = rx.recv_timeout(Duration::from_secs(20))?;
@@ -278,10 +282,12 @@ fn subscriber(size: usize, count: usize, qos_name: &str, topic: &str) -> Result<
     executor.cancel();
     let _ = spinner.join();
     let _ = size;
+    let (cpu1, ctx1) = usage();
     println!(
-        "{{\"e2e_us\": {}, \"cpu_s\": {:.3}}}",
+        "{{\"e2e_us\": {}, \"cpu_s\": {:.6}, \"ctx\": {}}}",
         list(&e2e),
-        cpu_s() - cpu0
+        cpu1 - cpu0,
+        ctx1 - ctx0
     );
     Ok(())
 }
