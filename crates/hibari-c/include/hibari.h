@@ -805,6 +805,17 @@ enum hibari_ret_t hibari_publisher_publish_with(struct hibari_publisher_t publis
 enum hibari_ret_t hibari_publisher_get_subscription_count(struct hibari_publisher_t publisher, size_t *count_out);
 
 /**
+ * How many of the matched subscriptions are in this process (rclcpp's
+ * `get_intra_process_subscription_count`): the ones a handed-over value
+ * (`hibari_publisher_publish_value`) reaches as it is.
+ *
+ * # Safety
+ *
+ * `count_out` is writable.
+ */
+enum hibari_ret_t hibari_publisher_get_intra_process_subscription_count(struct hibari_publisher_t publisher, size_t *count_out);
+
+/**
  * Waits up to `timeout_ns` (negative: forever) until at least `count`
  * subscriptions are matched; writes whether they are to `matched_out`.
  *
@@ -961,7 +972,9 @@ enum hibari_ret_t hibari_subscription_destroy(struct hibari_subscription_t subsc
  * Publishes `value`, an object of the caller's type with its `ops`,
  * handed over as it is: subscriptions of this process whose tag is
  * `ops->type_tag` read the object itself; every other reader gets its
- * encoding (see the module's docs). hibari owns `value` from this call on,
+ * encoding (see the module's docs). With no subscription in this process,
+ * the value is encoded at once, straight into the memory the transport
+ * carries, as `hibari_publisher_publish_with` does. hibari owns `value` from this call on,
  * also when it fails: `ops->drop` frees it exactly once, on some thread,
  * when no reader holds it any more (before this returns if none took it).
  * With `value` or `ops` NULL, or a function of `ops` NULL, the call fails

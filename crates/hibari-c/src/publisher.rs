@@ -194,36 +194,44 @@ pub unsafe extern "C" fn hibari_publisher_publish_with(
     ffi(|| {
         let write = write.ok_or_else(|| Error::invalid("`write` is NULL"))?;
         let p = self::publisher(publisher)?;
-        let not_written = || {
-            Error::other(
-                "the message was not written (the write function returned false): nothing was sent",
-            )
-        };
-        if let Some(lent) = p.loan_from_transport(len) {
-            let mut loan = lent.map_err(Error::other)?;
+        publish_written(&p, len, |out| {
             // SAFETY: a C function given for this (the caller's contract);
-            // the loan's `len` bytes are writable and stay where they are
-            // through the call; `user_data` is the caller's, handed back.
-            if !unsafe { write(loan.as_mut_ptr(), len, user_data) } {
-                return Err(not_written());
+            // `out` is `len` writable bytes that stay where they are through
+            // the call; `user_data` is the caller's, handed back.
+            if unsafe { write(out.as_mut_ptr(), len, user_data) } {
+                Ok(())
+            } else {
+                Err(Error::other(
+                    "the message was not written (the write function returned false): nothing was sent",
+                ))
             }
-            check_cdr(&loan[..], "the message")?;
-            return loan.send().map_err(|e| match e.into_reason() {
-                e @ WriteError::Timeout { .. } => {
-                    Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e)
-                }
-                e => Error::other(e),
-            });
-        }
-        let mut buf = p.buffers.take(len)?;
-        // SAFETY: as above, with the buffer's first `len` bytes.
-        if !unsafe { write(buf.as_mut_ptr(), len, user_data) } {
-            return Err(not_written());
-        }
-        check_cdr(&buf[..len], "the message")?;
-        let home = Arc::downgrade(&p.buffers);
-        publish_bytes(&p, CdrBytes::new(Arc::new(Lent { buf, len, home })))
+        })
     })
+}
+
+/// Publishes one message of `len` bytes that `write` writes straight into
+/// the memory the transport carries (`hibari_publisher_publish_with`): a
+/// shared-memory loan when another process subscribes, else one of the
+/// publisher's reused buffers. Nothing is sent when `write` fails.
+pub(crate) fn publish_written(
+    p: &BytesPublisher,
+    len: usize,
+    write: impl FnOnce(&mut [u8]) -> Result,
+) -> Result {
+    if let Some(lent) = p.loan_from_transport(len) {
+        let mut loan = lent.map_err(Error::other)?;
+        write(&mut loan[..len])?;
+        check_cdr(&loan[..], "the message")?;
+        return loan.send().map_err(|e| match e.into_reason() {
+            e @ WriteError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
+            e => Error::other(e),
+        });
+    }
+    let mut buf = p.buffers.take(len)?;
+    write(&mut buf[..len])?;
+    check_cdr(&buf[..len], "the message")?;
+    let home = Arc::downgrade(&p.buffers);
+    publish_bytes(p, CdrBytes::new(Arc::new(Lent { buf, len, home })))
 }
 
 /// Publishes bytes as they are, a timeout told apart.
@@ -246,6 +254,25 @@ pub unsafe extern "C" fn hibari_publisher_get_subscription_count(
 ) -> hibari_ret_t {
     ffi(|| {
         let count = self::publisher(publisher)?.matched_subscriptions();
+        // SAFETY: the caller's contract.
+        unsafe { put(count_out, "count_out", count) }
+    })
+}
+
+/// How many of the matched subscriptions are in this process (rclcpp's
+/// `get_intra_process_subscription_count`): the ones a handed-over value
+/// (`hibari_publisher_publish_value`) reaches as it is.
+///
+/// # Safety
+///
+/// `count_out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn hibari_publisher_get_intra_process_subscription_count(
+    publisher: hibari_publisher_t,
+    count_out: *mut usize,
+) -> hibari_ret_t {
+    ffi(|| {
+        let count = self::publisher(publisher)?.matched_in_process_subscriptions();
         // SAFETY: the caller's contract.
         unsafe { put(count_out, "count_out", count) }
     })

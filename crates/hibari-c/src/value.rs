@@ -22,6 +22,7 @@ use hibari_rs::{CdrEncodeError, ForeignMessage, ForeignSample, PublishError, Sam
 use crate::args::UserData;
 use crate::error::{ffi, hibari_ret_t, Error};
 use crate::handles::{hibari_callback_group_t, hibari_node_t, hibari_subscription_t, Gate};
+use crate::publisher::publish_written;
 use crate::qos::hibari_qos_t;
 use crate::subscription::{
     byte_deliverer, hibari_sample_info_t, hibari_subscription_callback_t, info,
@@ -129,7 +130,9 @@ impl Drop for CValue {
 /// Publishes `value`, an object of the caller's type with its `ops`,
 /// handed over as it is: subscriptions of this process whose tag is
 /// `ops->type_tag` read the object itself; every other reader gets its
-/// encoding (see the module's docs). hibari owns `value` from this call on,
+/// encoding (see the module's docs). With no subscription in this process,
+/// the value is encoded at once, straight into the memory the transport
+/// carries, as `hibari_publisher_publish_with` does. hibari owns `value` from this call on,
 /// also when it fails: `ops->drop` frees it exactly once, on some thread,
 /// when no reader holds it any more (before this returns if none took it).
 /// With `value` or `ops` NULL, or a function of `ops` NULL, the call fails
@@ -169,6 +172,16 @@ pub unsafe extern "C" fn hibari_publisher_publish_value(
             len: OnceLock::new(),
         };
         let p = crate::publisher::publisher(publisher)?;
+        if p.matched_in_process_subscriptions() == 0 && p.matched_subscriptions() > 0 {
+            // No subscription of this process would read the object: it is
+            // encoded once, straight where it goes (as rclcpp publishes a
+            // unique_ptr without intra-process subscriptions), and freed
+            // when this returns.
+            let len = value.encoded_len().map_err(Error::other)?;
+            return publish_written(&p, len, |out| {
+                value.encode_into(out).map(|_| ()).map_err(Error::other)
+            });
+        }
         p.publish_foreign(value).map_err(|e| match e {
             PublishError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
             e => Error::other(e),

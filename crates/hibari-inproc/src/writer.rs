@@ -275,6 +275,10 @@ impl Writer for InprocWriter {
     fn write(&self, payload: Payload) -> Result<(), WriteError> {
         self.shared.write(payload)
     }
+    /// Every reader of this transport is in this process.
+    fn matched_in_process(&self) -> usize {
+        self.shared.state.matched_count()
+    }
 }
 
 impl Drop for InprocWriter {

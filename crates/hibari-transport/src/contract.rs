@@ -428,6 +428,16 @@ pub trait Writer: Endpoint {
         let _ = timeout;
         true
     }
+
+    /// Matched readers that get a written [`Payload`] as it is, object
+    /// and all: the in-process transport's (rclcpp's intra-process
+    /// subscriptions). A transport that carries bytes has none (the
+    /// default). A binding holding a message object of its own language
+    /// hands the object over only when some are matched; otherwise it
+    /// encodes it once, straight into the memory the transport carries.
+    fn matched_in_process(&self) -> usize {
+        0
+    }
 }
 
 /// Receives samples; never blocks.

@@ -217,6 +217,10 @@ impl Writer for FanoutWriter {
         self.members[lender].give_back(ticket);
     }
 
+    fn matched_in_process(&self) -> usize {
+        self.members.iter().map(|m| m.matched_in_process()).sum()
+    }
+
     /// Every member within the one `timeout`.
     fn wait_for_all_acked(&self, timeout: Duration) -> bool {
         let deadline = Instant::now().checked_add(timeout);

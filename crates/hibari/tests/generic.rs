@@ -225,3 +225,45 @@ fn a_transport_lends_no_memory_for_subscribers_of_this_process() {
     assert!(publisher.loan_from_transport(64).is_none());
     drop(domain);
 }
+
+/// `matched_in_process_subscriptions` counts the subscriptions that take a
+/// published object as it is (the in-process transport's), apart from those
+/// reached through shared memory: here a second context that shares no
+/// in-process world with the first, only the domain's shared memory, as
+/// another process would.
+#[test]
+fn a_publisher_counts_its_in_process_subscriptions_apart_from_the_others() {
+    use hibari::transports::{Fanout, InprocTransport, ShmTransport, Transport};
+    use std::sync::Arc;
+    let domain = hibari_testkit::TestDomain::reserve();
+    let d = domain.id();
+    let on_shm = || {
+        let members: Vec<Arc<dyn Transport>> = vec![
+            Arc::new(InprocTransport::isolated(d)),
+            Arc::new(ShmTransport::open(d).unwrap()),
+        ];
+        let fanout: Arc<dyn Transport> = Arc::new(Fanout::new(members).unwrap());
+        Context::builder().transport(fanout).create().unwrap()
+    };
+    let (here, there) = (on_shm(), on_shm());
+    let node = here.create_node("writer").unwrap();
+    let qos = QosProfile::default().reliable();
+    let publisher = node.create_publisher::<Chatter>("/counted", qos).unwrap();
+    assert_eq!(publisher.matched_in_process_subscriptions(), 0);
+    let _remote = there
+        .create_node("reader")
+        .unwrap()
+        .create_polled_subscription::<Chatter>("/counted", qos)
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(1, Duration::from_secs(10)));
+    assert_eq!(publisher.matched_in_process_subscriptions(), 0);
+    let local = node
+        .create_polled_subscription::<Chatter>("/counted", qos)
+        .unwrap();
+    assert!(publisher.wait_for_subscribers(2, Duration::from_secs(10)));
+    assert_eq!(publisher.matched_in_process_subscriptions(), 1);
+    drop(local);
+    assert_eq!(publisher.matched_in_process_subscriptions(), 0);
+    assert_eq!(publisher.matched_subscriptions(), 1);
+    drop(domain);
+}

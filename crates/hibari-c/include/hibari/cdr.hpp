@@ -286,16 +286,24 @@ class Writer {
     pos_ += count * sizeof(T);
   }
 
-  /// Room for `n` more bytes at the end of what is written (pos_).
+  /// Room for `n` more bytes at the end of what is written (pos_). Called
+  /// for every field: the check stays inline, the throw out of line.
   uint8_t *grow(size_t n) {
     if (raw_ != nullptr) {
       if (n > capacity_ - pos_) {
-        throw EncodeError("the message needs more than the " + std::to_string(capacity_) + " bytes given to write it");
+        too_small();
       }
       return raw_ + pos_;
     }
     out_->resize(pos_ + n);
     return out_->data() + pos_;
+  }
+
+#if defined(__GNUC__)
+  __attribute__((noinline, cold))
+#endif
+  [[noreturn]] void too_small() const {
+    throw EncodeError("the message needs more than the " + std::to_string(capacity_) + " bytes given to write it");
   }
 
   std::vector<uint8_t> *out_;

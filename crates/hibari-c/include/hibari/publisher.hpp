@@ -117,6 +117,14 @@ public:
     detail::check(hibari_publisher_get_subscription_count(handle_, &n), "get_subscription_count");
     return n;
   }
+  /// The matched subscriptions in this process: the ones publish(std::unique_ptr<T>)
+  /// hands its object to (with none, the object is encoded, as publish(const T &) does).
+  size_t get_intra_process_subscription_count() const {
+    size_t n = 0;
+    detail::check(hibari_publisher_get_intra_process_subscription_count(handle_, &n),
+                  "get_intra_process_subscription_count");
+    return n;
+  }
   std::string get_topic_name() const {
     return detail::get_string(handle_, hibari_publisher_get_topic_name, "get_topic_name");
   }
@@ -172,6 +180,8 @@ public:
   /// freed when the last of them is done), and it is encoded only for
   /// readers that need bytes — in other processes, straight into the shared
   /// memory they read. rclcpp's intra-process publish of a unique_ptr.
+  /// With no subscription in this program (get_intra_process_subscription_count()
+  /// is 0), the object is encoded at once, as publish(const T &) does, and freed.
   void publish(std::unique_ptr<T> msg) {
     if (!msg) throw exceptions::InvalidArgument(HIBARI_ERROR_INVALID_ARGUMENT, "publish: the unique_ptr is empty");
     // hibari owns the object from here on, also when the call fails.

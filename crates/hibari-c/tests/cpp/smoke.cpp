@@ -236,6 +236,7 @@ int selftest() {
   spin_a_little(counter);
   EXPECT(by_ref == 1 && by_shared == 1 && by_const_shared == 1 && by_unique == 1 && with_info == 1);
   EXPECT(counter->heard.size() == 1);
+  EXPECT(pub->get_intra_process_subscription_count() == 5);
 
   // publish(std::unique_ptr<T>) hands the object itself to the typed
   // subscriptions of this program (const T & reads it in place, the others

@@ -232,6 +232,13 @@ impl<A> Publisher<A> {
         self.shared.writer.matched_count()
     }
 
+    /// How many of them are in this process (rclcpp's
+    /// `get_intra_process_subscription_count`): the ones a published
+    /// message reaches as it is, without being encoded.
+    pub fn matched_in_process_subscriptions(&self) -> usize {
+        self.shared.writer.matched_in_process()
+    }
+
     /// The callback group its event callbacks run in.
     pub fn callback_group(&self) -> &CallbackGroup {
         &self.shared.group
