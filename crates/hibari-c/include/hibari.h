@@ -37,6 +37,17 @@
 #include <stdint.h>
 
 /**
+ * The most bytes a value's type may take to be moved into a sample's own
+ * storage (`hibari_publisher_publish_value_from`).
+ */
+#define HIBARI_VALUE_INLINE_SIZE 256
+
+/**
+ * The strictest alignment a value's type may need to be moved there.
+ */
+#define HIBARI_VALUE_INLINE_ALIGN 16
+
+/**
  * What a hibari call returns: `HIBARI_OK`, or why it failed (the message
  * is `hibari_last_error()`).
  */
@@ -305,9 +316,29 @@ typedef struct hibari_value_ops_t {
    */
   bool (*encode)(const void *value, uint8_t *out, size_t len);
   /**
-   * Frees the value.
+   * Frees a value given to `hibari_publisher_publish_value`.
    */
   void (*drop)(void *value);
+  /**
+   * The size of the value's type in bytes (C++'s `sizeof`), for
+   * `hibari_publisher_publish_value_from`; 0 if unused.
+   */
+  size_t size;
+  /**
+   * Its alignment (C++'s `alignof`), for the same.
+   */
+  size_t align;
+  /**
+   * Constructs a value at `dst` (`size` bytes, aligned to `align`,
+   * uninitialized) by moving the one at `src` (which stays the caller's,
+   * moved from); returns whether it did. For the same.
+   */
+  bool (*move_into)(void *dst, void *src);
+  /**
+   * Destroys a value that `move_into` constructed, in place, without
+   * freeing its memory (C++'s `~T()`). For the same.
+   */
+  void (*destroy)(void *value);
 } hibari_value_ops_t;
 
 /**
@@ -974,11 +1005,11 @@ enum hibari_ret_t hibari_subscription_destroy(struct hibari_subscription_t subsc
  * `ops->type_tag` read the object itself; every other reader gets its
  * encoding (see the module's docs). With no subscription in this process,
  * the value is encoded at once, straight into the memory the transport
- * carries, as `hibari_publisher_publish_with` does. hibari owns `value` from this call on,
- * also when it fails: `ops->drop` frees it exactly once, on some thread,
- * when no reader holds it any more (before this returns if none took it).
- * With `value` or `ops` NULL, or a function of `ops` NULL, the call fails
- * and `value` stays the caller's.
+ * carries, as `hibari_publisher_publish_with` does. hibari owns `value`
+ * from this call on, also when it fails: `ops->drop` frees it exactly
+ * once, on some thread, when no reader holds it any more (before this
+ * returns if none took it). With `value` or `ops` NULL, or `encoded_len`,
+ * `encode` or `drop` NULL, the call fails and `value` stays the caller's.
  *
  * # Safety
  *
@@ -986,6 +1017,27 @@ enum hibari_ret_t hibari_subscription_destroy(struct hibari_subscription_t subsc
  * `hibari_value_ops_t`'s contract.
  */
 enum hibari_ret_t hibari_publisher_publish_value(struct hibari_publisher_t publisher, void *value, const struct hibari_value_ops_t *ops);
+
+/**
+ * Publishes the object at `src`, which stays the caller's (to destroy as
+ * usual once this returns, moved from or not): when subscriptions of this
+ * process may read objects, it is moved (`ops->move_into`) into storage
+ * inside the sample — one allocation per message — where subscriptions
+ * of its tag read it, and `ops->destroy` ends it when no reader holds it
+ * any more; with none (and some elsewhere), it is encoded from `src`,
+ * straight into the memory the transport carries, and not moved. Needs
+ * `encoded_len`, `encode`, `move_into` and `destroy`, and a type of at
+ * most `HIBARI_VALUE_INLINE_SIZE` bytes aligned to at most
+ * `HIBARI_VALUE_INLINE_ALIGN` (larger ones go through
+ * `hibari_publisher_publish_value`).
+ *
+ * # Safety
+ *
+ * `src` points to an object `ops` works on; `ops` is readable and keeps
+ * `hibari_value_ops_t`'s contract, its `size` and `align` those of the
+ * object's type.
+ */
+enum hibari_ret_t hibari_publisher_publish_value_from(struct hibari_publisher_t publisher, void *src, const struct hibari_value_ops_t *ops);
 
 /**
  * `hibari_subscription_create` (or `_in_group`, with a `group` of the node;

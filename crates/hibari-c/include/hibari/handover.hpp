@@ -1,6 +1,7 @@
 // hibari C++: what hibari calls on a message object handed over in this
-// program (Publisher<T>::publish(std::unique_ptr<T>)): its encoder, for
-// readers that need bytes, and its deleter. The address of
+// program (Publisher<T>::publish(std::unique_ptr<T>), publish(T &&)): its
+// encoder, for readers that need bytes, its deleter, and the move and
+// destructor that construct and end a T in a sample's own storage. The address of
 // ValueOps<T>::ops is T's tag: typed subscriptions of T read objects that
 // carry it in place (hibari_subscription_create_with_values).
 #pragma once
@@ -10,6 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
 
 namespace hibari {
 namespace detail {
@@ -31,12 +35,27 @@ template <class T> struct ValueOps {
     }
   }
   static void drop(void *v) noexcept { delete static_cast<T *>(v); }
+  static bool move_into(void *dst, void *src) noexcept {
+    try {
+      ::new (dst) T(std::move(*static_cast<T *>(src)));
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+  static void destroy(void *v) noexcept { static_cast<T *>(v)->~T(); }
+  /// Whether a T fits a sample's own storage (hibari_publisher_publish_value_from).
+  static constexpr bool fits_inline = sizeof(T) <= HIBARI_VALUE_INLINE_SIZE &&
+                                      alignof(T) <= HIBARI_VALUE_INLINE_ALIGN &&
+                                      std::is_move_constructible<T>::value;
   static const void *tag() { return &ops; }
   static const hibari_value_ops_t ops;
 };
 template <class T>
-const hibari_value_ops_t ValueOps<T>::ops = {&ValueOps<T>::ops, &ValueOps<T>::encoded_len, &ValueOps<T>::encode,
-                                             &ValueOps<T>::drop};
+const hibari_value_ops_t ValueOps<T>::ops = {&ValueOps<T>::ops,       &ValueOps<T>::encoded_len,
+                                             &ValueOps<T>::encode,    &ValueOps<T>::drop,
+                                             sizeof(T),               alignof(T),
+                                             &ValueOps<T>::move_into, &ValueOps<T>::destroy};
 }  // namespace detail
 
 }  // namespace hibari

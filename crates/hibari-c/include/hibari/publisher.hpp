@@ -188,9 +188,18 @@ public:
     const hibari_ret_t r = hibari_publisher_publish_value(handle_, msg.release(), &detail::ValueOps<T>::ops);
     detail::check(r, "publish");
   }
-  /// publish(std::unique_ptr<T>) of the moved-from `msg` (its contents
-  /// moved into a new object, not copied).
-  void publish(T &&msg) { publish(std::make_unique<T>(std::move(msg))); }
+  /// publish(std::unique_ptr<T>) of `msg`'s contents, moved (not copied)
+  /// straight into the sample's own storage — one allocation per message —
+  /// when a subscription in this program may read it, and only encoded
+  /// otherwise; a T too large for that storage is moved into a new object.
+  void publish(T &&msg) {
+    if constexpr (detail::ValueOps<T>::fits_inline) {
+      const hibari_ret_t r = hibari_publisher_publish_value_from(handle_, &msg, &detail::ValueOps<T>::ops);
+      detail::check(r, "publish");
+    } else {
+      publish(std::make_unique<T>(std::move(msg)));
+    }
+  }
 
   /// Lays `msg` out in lent memory with its array `field` (a std::vector of
   /// numbers, empty or not in `msg`) left as a hole of `count` elements,

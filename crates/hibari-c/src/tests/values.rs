@@ -41,11 +41,39 @@ unsafe extern "C" fn text_drop(v: *mut c_void) {
     t.drops.fetch_add(1, Ordering::SeqCst);
 }
 
+unsafe extern "C" fn text_move_into(dst: *mut c_void, src: *mut c_void) -> bool {
+    // SAFETY: `src` a `Text` of the test's; `dst` storage for one (the
+    // ops' size and alignment), uninitialized.
+    let src = unsafe { &mut *src.cast::<Text>() };
+    if src.text == "unmovable" {
+        return false;
+    }
+    let moved = Text {
+        text: std::mem::take(&mut src.text),
+        drops: src.drops.clone(),
+    };
+    // SAFETY: as above.
+    unsafe { dst.cast::<Text>().write(moved) };
+    true
+}
+
+unsafe extern "C" fn text_destroy(v: *mut c_void) {
+    // SAFETY: a `Text` that `text_move_into` constructed, ended once (counted).
+    let t = unsafe { &*v.cast::<Text>() };
+    t.drops.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: as above; its memory is not freed here.
+    unsafe { std::ptr::drop_in_place(v.cast::<Text>()) };
+}
+
 static TEXT_OPS: hibari_value_ops_t = hibari_value_ops_t {
     type_tag: &TEXT_OPS as *const hibari_value_ops_t as *const c_void,
     encoded_len: Some(text_len),
     encode: Some(text_encode),
     drop: Some(text_drop),
+    size: std::mem::size_of::<Text>(),
+    align: std::mem::align_of::<Text>(),
+    move_into: Some(text_move_into),
+    destroy: Some(text_destroy),
 };
 
 fn text(s: &str, drops: &Arc<AtomicUsize>) -> *mut c_void {
@@ -258,6 +286,72 @@ fn bad_values_are_refused_and_freed_exactly_when_hibari_took_them() {
         )
     };
     assert_eq!(r, hibari_ret_t::HIBARI_ERROR_INVALID_ARGUMENT);
+    ok(hibari_executor_destroy(executor));
+    ok(hibari_context_destroy(ctx));
+}
+
+#[test]
+fn a_value_published_from_where_it_is_is_moved_into_the_sample_and_read_there() {
+    let ctx = isolated(&[]);
+    let n = node(ctx, "values_from");
+    let (same, seen) = (Arc::new(Got::default()), Arc::new(Seen::default()));
+    let _a = with_values(n, "from", TEXT_OPS.type_tag, &same);
+    let _b = subscription(n, "from", Some(&seen));
+    let p = publisher(n, "from");
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut local = Text {
+        text: "moved in".into(),
+        drops: drops.clone(),
+    };
+    let src: *mut c_void = (&mut local as *mut Text).cast();
+    // SAFETY: a `Text` with its ops; it stays ours.
+    ok(unsafe { hibari_publisher_publish_value_from(p, src, &TEXT_OPS) });
+    assert_eq!(local.text, "", "moved from");
+    let executor = executor_with(n);
+    spin_until(executor, || {
+        !same.values.lock().unwrap().is_empty() && seen.count() == 1
+    });
+    let (at, text) = same.values.lock().unwrap()[0].clone();
+    assert_eq!(text, "moved in");
+    assert_ne!(
+        at, src as usize,
+        "read in the sample's storage, not the caller's object"
+    );
+    assert_eq!(string_of(&seen.messages.lock().unwrap()[0]), "moved in");
+    assert_eq!(drops.load(Ordering::SeqCst), 1, "ended once both are done");
+    // Refused: NULL, ops without the move, a type too large, a move that
+    // fails. The object stays the caller's, untouched, and nothing is sent.
+    local.text = "unmovable".into();
+    let no_move = hibari_value_ops_t {
+        move_into: None,
+        ..TEXT_OPS
+    };
+    let too_large = hibari_value_ops_t {
+        size: HIBARI_VALUE_INLINE_SIZE + 1,
+        ..TEXT_OPS
+    };
+    // SAFETY: NULLs and incomplete ops are refused before anything is read
+    // through them; `src` is a `Text` with its ops.
+    unsafe {
+        let r = hibari_publisher_publish_value_from(p, null_mut(), &TEXT_OPS);
+        assert_eq!(r, hibari_ret_t::HIBARI_ERROR_INVALID_ARGUMENT);
+        let r = hibari_publisher_publish_value_from(p, src, &no_move);
+        assert_eq!(r, hibari_ret_t::HIBARI_ERROR_INVALID_ARGUMENT);
+        let r = hibari_publisher_publish_value_from(p, src, &too_large);
+        assert_eq!(r, hibari_ret_t::HIBARI_ERROR_INVALID_ARGUMENT);
+        let r = hibari_publisher_publish_value_from(p, src, &TEXT_OPS);
+        assert_eq!(r, hibari_ret_t::HIBARI_ERROR);
+    }
+    assert_eq!(local.text, "unmovable");
+    let mut executed = 0;
+    // SAFETY: a valid out-pointer.
+    ok(unsafe { hibari_executor_spin_some(executor, &mut executed) });
+    assert_eq!(seen.count(), 1, "nothing more was sent");
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "nothing constructed, nothing ended"
+    );
     ok(hibari_executor_destroy(executor));
     ok(hibari_context_destroy(ctx));
 }

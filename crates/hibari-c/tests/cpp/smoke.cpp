@@ -262,11 +262,16 @@ int selftest() {
     String expected;
     expected.data = std::string(100000, 'x');
     EXPECT(encoded == hibari::cdr::to_cdr(expected));
+    // publish(T &&) moves the contents into the sample's own storage, where
+    // both `const T &` subscriptions read the one object.
     String moved;
     moved.data = "moved";
+    by_ref_at = with_info_at = nullptr;
     hpub->publish(std::move(moved));
     spin_a_little(node);
     EXPECT(copy->data == "moved");
+    EXPECT(by_ref_at != nullptr && by_ref_at == with_info_at && by_ref_at != &moved);
+    EXPECT(encoded == hibari::cdr::to_cdr(*copy));
     try {
       hpub->publish(std::unique_ptr<String>());
       EXPECT(false);

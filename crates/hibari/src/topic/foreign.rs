@@ -64,24 +64,45 @@ impl Publisher<Serialized> {
     /// it is (see the [module](self) docs). On failure the value has been
     /// dropped (the error's message is `()`).
     pub fn publish_foreign<F: ForeignMessage>(&self, value: F) -> Result<(), PublishError<()>> {
+        self.publish_foreign_placed(value, |_| Ok::<(), PublishError<()>>(()))
+    }
+
+    /// [`publish_foreign`](Self::publish_foreign), with `place` run on the
+    /// value where the sample holds it — its address fixed from then on —
+    /// before anything is sent: a binding whose objects cannot be moved
+    /// bit by bit (C++'s) constructs its object there, so the sample and
+    /// the object are one allocation. When `place` fails nothing is sent,
+    /// the value is dropped and `place`'s error comes back.
+    pub fn publish_foreign_placed<F, E>(
+        &self,
+        value: F,
+        place: impl FnOnce(&F) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        F: ForeignMessage,
+        E: From<PublishError<()>>,
+    {
         let type_name = *self
             .shared
             .foreign_type
             .get_or_init(|| intern(&self.shared.writer.spec().type_name));
-        let written = self
-            .shared
-            .writer
-            .write(Payload::from_foreign(value, type_name));
+        let payload = Payload::from_foreign(value, type_name);
+        if let Some(placed) = payload.foreign_ref::<F>() {
+            place(placed)?;
+        }
+        let written = self.shared.writer.write(payload);
         if written.is_ok() {
             self.shared.events.on_publish();
         }
-        written.map_err(|e| match e {
-            WriteError::Timeout { timeout, .. } => PublishError::Timeout {
-                message: (),
-                timeout,
-            },
-            WriteError::Full { .. } => PublishError::Full { message: () },
-            other => PublishError::Transport(other),
+        written.map_err(|e| {
+            E::from(match e {
+                WriteError::Timeout { timeout, .. } => PublishError::Timeout {
+                    message: (),
+                    timeout,
+                },
+                WriteError::Full { .. } => PublishError::Full { message: () },
+                other => PublishError::Transport(other),
+            })
         })
     }
 }
