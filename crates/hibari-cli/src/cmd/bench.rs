@@ -13,7 +13,7 @@ use hibari_bench::{output, plots, published, ChildCommand, Config, Machine, Repo
 /// Arguments of `hibari bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// latency, dds, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python or all.
+    /// latency, dds, scale, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python or all.
     #[arg(default_value = "all")]
     experiment: String,
     /// Fewer messages and one repetition: the headline comparison in about two minutes.
