@@ -287,7 +287,6 @@ def run_twin(binary: Path, sizes: List[int], mode: str, qos: str, domain: int,
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
 
-
 def twin_rounds(twins: Dict[str, Path], sizes: List[int], mode: str, qos: str, domain: int,
                 n: Optional[int], rounds: int) -> Dict[Any, Dict[str, Any]]:
     """The compiled twins' series, interleaved: each round runs every size and
