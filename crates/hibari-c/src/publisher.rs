@@ -2,9 +2,9 @@
 
 use std::ffi::{c_char, c_void};
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::Arc;
 
-use hibari_rs::{CdrBytes, PublishError, PublisherCreateError, QosProfile, Serialized, WriteError};
+use hibari_rs::{PublisherCreateError, QosProfile, Serialized, WriteError};
 
 use crate::args::{bytes_arg, check_out, copy_str, put, str_arg, timeout};
 use crate::error::{ffi, hibari_ret_t, Error, Result};
@@ -12,70 +12,18 @@ use crate::handles::{self, hibari_node_t, hibari_publisher_t, Kind};
 use crate::node::node;
 use crate::qos::{from_c, hibari_qos_t};
 
-/// A publisher of CDR bytes, with the buffers it reuses for messages that
-/// no transport lends memory for (`hibari_publisher_publish_with`).
+/// A publisher of CDR bytes. Messages that no transport lends memory for
+/// (every subscription in this process) go in the publisher's recycled heap
+/// buffers (`hibari::Publisher::loan`): publishing a large message again
+/// allocates nothing and touches no fresh page.
 pub(crate) struct BytesPublisher {
     inner: hibari_rs::Publisher<Serialized>,
-    buffers: Arc<Buffers>,
 }
 
 impl Deref for BytesPublisher {
     type Target = hibari_rs::Publisher<Serialized>;
     fn deref(&self) -> &Self::Target {
         &self.inner
-    }
-}
-
-/// Free buffers of a publisher's messages to subscribers of this process:
-/// a message's buffer comes back here when its last sample is dropped, so
-/// that publishing a large message again allocates nothing (and does not
-/// touch memory the allocator gave back to the system: the page faults of
-/// a fresh megabyte cost more than its copy).
-#[derive(Default)]
-struct Buffers(Mutex<Vec<Vec<u8>>>);
-
-/// Free buffers kept per publisher (those beyond are freed).
-const KEPT_BUFFERS: usize = 4;
-
-impl Buffers {
-    /// A buffer of at least `len` bytes (their contents undefined).
-    fn take(&self, len: usize) -> Result<Vec<u8>> {
-        let free = self.0.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let mut buf = free.unwrap_or_default();
-        if buf.len() < len {
-            if u32::try_from(len).is_err() || buf.try_reserve_exact(len - buf.len()).is_err() {
-                return Err(Error::other(format!(
-                    "cannot write a message of {len} bytes: a message holds at most 4 GiB, \
-                     and the memory must be available"
-                )));
-            }
-            buf.resize(len, 0);
-        }
-        Ok(buf)
-    }
-}
-
-/// A message's bytes in a publisher's buffer, given back when dropped.
-struct Lent {
-    buf: Vec<u8>,
-    len: usize,
-    home: Weak<Buffers>,
-}
-
-impl AsRef<[u8]> for Lent {
-    fn as_ref(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.upgrade() {
-            let mut free = home.0.lock().unwrap_or_else(PoisonError::into_inner);
-            if free.len() < KEPT_BUFFERS {
-                free.push(std::mem::take(&mut self.buf));
-            }
-        }
     }
 }
 
@@ -131,10 +79,7 @@ pub unsafe extern "C" fn hibari_publisher_create(
             .inner
             .create_generic_publisher(topic, type_name, qos)
             .map_err(create_error)?;
-        let publisher = BytesPublisher {
-            inner,
-            buffers: Arc::default(),
-        };
+        let publisher = BytesPublisher { inner };
         let id = handles::insert(Kind::Publisher, node.id, Arc::new(publisher), None);
         // SAFETY: the caller's contract.
         unsafe { put(out, "out", hibari_publisher_t { id }) }
@@ -160,7 +105,10 @@ pub unsafe extern "C" fn hibari_publisher_publish(
         let bytes = unsafe { bytes_arg(cdr, len, "cdr") }?;
         check_cdr(bytes, "the message")?;
         let p = self::publisher(publisher)?;
-        publish_bytes(&p, bytes.to_vec().into())
+        publish_written(&p, len, |out| {
+            out.copy_from_slice(bytes);
+            Ok(())
+        })
     })
 }
 
@@ -212,32 +160,17 @@ pub unsafe extern "C" fn hibari_publisher_publish_with(
 /// Publishes one message of `len` bytes that `write` writes straight into
 /// the memory the transport carries (`hibari_publisher_publish_with`): a
 /// shared-memory loan when another process subscribes, else one of the
-/// publisher's reused buffers. Nothing is sent when `write` fails.
+/// publisher's recycled heap buffers. Nothing is sent when `write` fails.
 pub(crate) fn publish_written(
     p: &BytesPublisher,
     len: usize,
     write: impl FnOnce(&mut [u8]) -> Result,
 ) -> Result {
-    if let Some(lent) = p.loan_from_transport(len) {
-        let mut loan = lent.map_err(Error::other)?;
-        write(&mut loan[..len])?;
-        check_cdr(&loan[..], "the message")?;
-        return loan.send().map_err(|e| match e.into_reason() {
-            e @ WriteError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
-            e => Error::other(e),
-        });
-    }
-    let mut buf = p.buffers.take(len)?;
-    write(&mut buf[..len])?;
-    check_cdr(&buf[..len], "the message")?;
-    let home = Arc::downgrade(&p.buffers);
-    publish_bytes(p, CdrBytes::new(Arc::new(Lent { buf, len, home })))
-}
-
-/// Publishes bytes as they are, a timeout told apart.
-fn publish_bytes(p: &BytesPublisher, bytes: CdrBytes) -> Result {
-    p.publish(bytes).map_err(|e| match e {
-        PublishError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
+    let mut loan = p.loan(len).map_err(Error::other)?;
+    write(&mut loan[..len])?;
+    check_cdr(&loan[..], "the message")?;
+    loan.send().map_err(|e| match e.into_reason() {
+        e @ WriteError::Timeout { .. } => Error::from(hibari_ret_t::HIBARI_ERROR_TIMEOUT, e),
         e => Error::other(e),
     })
 }

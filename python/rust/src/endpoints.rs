@@ -91,7 +91,8 @@ impl Publisher {
     /// or a `Loan` of this publisher. Arrays given as numpy arrays or bytes
     /// are copied once, with the GIL released: into shared memory when a
     /// subscription in another process is matched, else into a buffer that
-    /// the subscriptions of this process share.
+    /// the subscriptions of this process share (recycled once they let go
+    /// of it).
     fn publish(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<()> {
         if let Ok(loan) = message.cast::<Loan>() {
             return loan.get().publish(py, &self.inner, &self.schema);
@@ -103,18 +104,15 @@ impl Publisher {
         let publisher = &*self.inner;
         if self.reaches_out() {
             self.loaned.fetch_add(1, Ordering::Relaxed);
-            return py.detach(|| {
-                let mut loan = publisher.loan(len).map_err(hibari_error)?;
-                assemble_into(skeleton, &gaps, &mut loan);
-                loan.send().map_err(hibari_error)
-            });
         }
+        // A loan either way: shared memory when a subscription in another
+        // process reads it, else a heap buffer the publisher gets back from
+        // the subscriptions here and lends again (no fresh pages per publish).
         py.detach(|| {
-            let mut out = Vec::with_capacity(len);
-            assemble(skeleton, &gaps, &mut out);
-            publisher.publish(out)
+            let mut loan = publisher.loan(len).map_err(hibari_error)?;
+            assemble_into(skeleton, &gaps, &mut loan);
+            loan.send().map_err(hibari_error)
         })
-        .map_err(hibari_error)
     }
 
     /// Lends memory for `message` with its numeric array `field` left as a

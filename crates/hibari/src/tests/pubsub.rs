@@ -232,3 +232,42 @@ fn every_callback_shape_receives_the_sample() {
         ["owned hi", "borrowed hi", "owned hi #1", "borrowed hi #1"]
     );
 }
+
+/// A heap loan (every subscription in this process) is lent again once the
+/// subscription has dropped its bytes — the same memory, not a new buffer —
+/// and never while a sample still holds them.
+#[test]
+fn a_heap_loan_reuses_the_buffer_a_subscription_let_go_of_and_never_one_it_holds() {
+    let node = isolated().create_node("n").unwrap();
+    let qos = QosProfile::default().reliable().keep_last(4);
+    let image = "sensor_msgs/msg/Image";
+    let sub = node
+        .create_generic_polled_subscription("h", image, qos)
+        .unwrap();
+    let publisher = node.create_generic_publisher("h", image, qos).unwrap();
+    let len = 1 << 20;
+    let send = |fill: u8| {
+        let mut loan = publisher.loan(len).unwrap();
+        let at = loan.as_ptr();
+        loan.fill(fill);
+        loan.send().unwrap();
+        at
+    };
+    let first = send(1);
+    let (held, _) = sub.take().unwrap();
+    assert_eq!(held.as_ptr(), first, "the subscription got the lent bytes");
+    // Held: the next loan is other memory, and the held bytes stay as sent.
+    let second = send(2);
+    assert_ne!(second, first);
+    assert!(held.as_private().unwrap().iter().all(|&b| b == 1));
+    drop(held);
+    let (taken, _) = sub.take().unwrap();
+    assert!(taken.as_private().unwrap().iter().all(|&b| b == 2));
+    drop(taken);
+    // Both are back: the next loans reuse them, whichever comes first.
+    let third = send(3);
+    assert!(third == first || third == second, "a new buffer");
+    let (taken, _) = sub.take().unwrap();
+    assert!(taken.as_private().unwrap().iter().all(|&b| b == 3));
+    assert_eq!(publisher.shared.heap.kept(), 1);
+}

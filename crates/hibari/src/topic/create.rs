@@ -74,6 +74,7 @@ impl Node {
             waker,
             events,
             foreign_type: Default::default(),
+            heap: Default::default(),
         });
         // The waker keeps the statuses current: a writer's waker fires only
         // for events. Weak: the writer owns its waker.

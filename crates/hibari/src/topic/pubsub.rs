@@ -26,6 +26,7 @@ use crate::events::monitor::EventMonitor;
 use crate::group::CallbackGroup;
 use crate::node::names::NameError;
 use crate::node::{Entity, NodeWaker};
+use crate::topic::loan::recycle::HeapPool;
 use crate::wait::Signal;
 
 /// Why a publisher could not be created.
@@ -138,6 +139,8 @@ pub(crate) struct PublisherShared {
     pub(crate) events: EventMonitor,
     /// The type name as foreign values carry it (made on first use).
     pub(crate) foreign_type: std::sync::OnceLock<&'static str>,
+    /// Heap loans' buffers, back from the subscriptions for reuse.
+    pub(crate) heap: Arc<HeapPool>,
 }
 
 impl Entity for PublisherShared {

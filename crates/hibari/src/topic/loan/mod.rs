@@ -6,8 +6,10 @@
 //! in place (through view subscriptions, without a copy whatever the size).
 //! Subscribers in this process get a copy of the bytes, made only when one is
 //! matched — publish a value with [`Publisher::publish`] for them. With no
-//! transport that lends memory (an isolated context), the loan is a heap
-//! buffer sent as bytes.
+//! transport that lends memory (every subscription is in this process, or
+//! the context is isolated), the loan is a heap buffer sent as bytes, which
+//! the publisher gets back once its subscriptions drop the sample and lends
+//! again ([`recycle`]): no fresh allocation, no fresh pages per loan.
 //!
 //! [`Publisher::publish_ref`] publishes a borrowed message the same way: it
 //! is encoded once, straight into a loan (rclcpp's `publish(const T&)`), so
@@ -22,6 +24,7 @@
 
 use std::fmt;
 use std::ops::{Deref, DerefMut, Range};
+use std::sync::Arc;
 
 use hibari_cdr::{CdrEncodeError, Message};
 use hibari_transport::{CdrBytes, Payload, TypeAdapter, WriteError, Writer, WriterLoan};
@@ -29,6 +32,10 @@ use thiserror::Error;
 
 use crate::events::monitor::EventMonitor;
 use crate::topic::pubsub::Publisher;
+
+pub(crate) mod recycle;
+
+use recycle::HeapPool;
 
 /// Why a loan could not be made.
 #[derive(Debug, Error)]
@@ -77,10 +84,12 @@ enum Lent<'a> {
     /// The transport's own (shared memory).
     Transport(WriterLoan<'a>),
     /// A heap buffer standing in for it, sent as bytes to `writer` (no
-    /// transport lends memory: an isolated context).
+    /// transport lends memory: every subscription is in this process), and
+    /// given back to `pool` when the subscriptions are done with it.
     Heap {
         buf: Vec<u8>,
         writer: &'a dyn Writer,
+        pool: &'a Arc<HeapPool>,
     },
 }
 
@@ -119,10 +128,10 @@ impl<'a> PublisherLoan<'a> {
                 }),
                 reason: e.reason,
             }),
-            Lent::Heap { buf, writer } => {
-                send_heap(buf, len, writer).map_err(|(buf, reason)| LoanSendError {
+            Lent::Heap { buf, writer, pool } => {
+                send_heap(buf, len, writer, pool).map_err(|(buf, reason)| LoanSendError {
                     loan: buf.map(|buf| PublisherLoan {
-                        inner: Lent::Heap { buf, writer },
+                        inner: Lent::Heap { buf, writer, pool },
                         len,
                         events,
                     }),
@@ -140,14 +149,14 @@ impl<'a> PublisherLoan<'a> {
 /// Sends the first `len` bytes of a heap loan's buffer; refused, the buffer
 /// comes back as it was lent (when the transport handed the bytes back).
 fn send_heap(
-    mut buf: Vec<u8>,
+    buf: Vec<u8>,
     len: usize,
     writer: &dyn Writer,
+    pool: &Arc<HeapPool>,
 ) -> Result<(), (Option<Vec<u8>>, WriteError)> {
     let lent = buf.len();
-    buf.truncate(len);
     writer
-        .write(Payload::Serialized(CdrBytes::from(buf)))
+        .write(Payload::Serialized(recycle::into_bytes(buf, len, pool)))
         .map_err(|reason| match reason {
             // The bytes come back with a refusal: so does the loan.
             WriteError::Timeout {
@@ -217,12 +226,12 @@ impl<A> Publisher<A> {
         let inner = match writer.loan(len) {
             Some(lent) => Lent::Transport(lent.map_err(LoanError::Transport)?),
             None => {
-                let mut buf = Vec::new();
-                if u32::try_from(len).is_err() || buf.try_reserve_exact(len).is_err() {
+                let pool = &self.shared.heap;
+                let buf = u32::try_from(len).ok().and_then(|_| pool.take(len));
+                let Some(buf) = buf else {
                     return Err(LoanError::TooLarge { len });
-                }
-                buf.resize(len, 0);
-                Lent::Heap { buf, writer }
+                };
+                Lent::Heap { buf, writer, pool }
             }
         };
         Ok(PublisherLoan {
@@ -235,10 +244,9 @@ impl<A> Publisher<A> {
     /// Lends `len` bytes of a transport's own memory — shared memory, when a
     /// subscriber in another process (or a transient-local history) will
     /// read the message — or returns `None` when no transport lends any:
-    /// the subscribers, if any, are in this process, and bytes of the
-    /// caller's own reach them without a copy (where [`loan`](Publisher::loan)
-    /// would allocate a buffer). For bindings that keep such buffers for
-    /// reuse (the C ABI's `hibari_publisher_publish_with`).
+    /// the subscribers, if any, are in this process, and bytes the caller
+    /// already has reach them without a copy (where [`loan`](Publisher::loan)
+    /// lends one of the publisher's recycled heap buffers to fill).
     pub fn loan_from_transport(&self, len: usize) -> Option<Result<PublisherLoan<'_>, LoanError>> {
         let lent = self.shared.writer.loan(len)?;
         Some(
