@@ -155,6 +155,38 @@ def test_user_packages_from_hibari_interface_path_become_modules(tmp_path) -> No
     assert "refused: my_msgs/msg/Reading.tag: string of 5 bytes exceeds its bound of 4" in out.stdout
 
 
+def test_fields_named_like_python_keywords_or_self_construct_and_keep_fresh_defaults(tmp_path) -> None:
+    # The classes' __init__ is written out as Python source with one keyword
+    # per field; names Python cannot take as keywords fall back to **kwargs.
+    pkg = tmp_path / "odd_msgs"
+    (pkg / "msg").mkdir(parents=True)
+    (pkg / "msg" / "Keyword.msg").write_text("int32 from\nstring class\nint32 x 7\n")
+    (pkg / "msg" / "Selfish.msg").write_text("int32 self\nint16[3] fixed [1, 2, 3]\nfloat64[] free\nstd_msgs/Header header\n")
+    script = textwrap.dedent("""
+        from hibari.msg.odd_msgs import Keyword, Selfish
+        from hibari.msg import serialize, deserialize
+        k = Keyword(**{"from": 3, "class": "c"})
+        assert getattr(k, "from") == 3 and getattr(k, "class") == "c" and k.x == 7
+        assert deserialize(serialize(k), Keyword) == k
+        s = Selfish(self=5)
+        assert s.self == 5 and list(s.fixed) == [1, 2, 3] and s.free.size == 0
+        a, b = Selfish(), Selfish()
+        assert a.fixed is not b.fixed and a.free is not b.free and a.header is not b.header
+        a.fixed[0] = 9
+        assert list(Selfish().fixed) == [1, 2, 3]
+        for cls, bad in ((Keyword, {"to": 1}), (Selfish, {"other": 1})):
+            try:
+                cls(**bad)
+            except TypeError as e:
+                print("refused:", e)
+    """)
+    env = dict(os.environ, HIBARI_INTERFACE_PATH=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "refused: odd_msgs/msg/Keyword has no field to; its fields are from, class, x" in out.stdout
+    assert "refused: odd_msgs/msg/Selfish has no field other; its fields are self, fixed, free, header" in out.stdout
+
+
 def test_hibari_distro_chooses_the_bundled_packages() -> None:
     script = "import hibari; print('service_msgs' in hibari.msg.packages())"
     run = lambda distro: subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,  # noqa: E731

@@ -19,6 +19,7 @@ checks without publishing.
 
 from __future__ import annotations
 
+import keyword
 import threading
 from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple
 
@@ -131,7 +132,9 @@ def _default_factory(f: Dict[str, Any]) -> Tuple[Optional[Callable[[], Any]], An
         return (lambda: [cls() for _ in range(n)]), None
     if base in _DTYPES and base != "bool":
         dtype = _DTYPES[base]
-        init = list(default) if default is not None else [0] * n
+        if default is None:
+            return (lambda: np.zeros(n, dtype)), None
+        init = list(default)
         return (lambda: np.array(init, dtype=dtype)), None
     zero = _zero(base)
     init = list(default) if default is not None else [zero] * n
@@ -139,7 +142,44 @@ def _default_factory(f: Dict[str, Any]) -> Tuple[Optional[Callable[[], Any]], An
 
 
 def _make_init(type_name: str, specs: List[Tuple[str, Any, Any]]) -> Callable[..., None]:
+    """``__init__`` taking each field as a keyword with its default, written
+    out as Python source once per class (as ``dataclasses`` does): a
+    sensor_msgs/Image is built ~2x faster than by a loop over the fields."""
     names = [s[0] for s in specs]
+    if not all(n.isidentifier() and not keyword.iskeyword(n) and not n.startswith("_") for n in names):
+        return _loop_init(type_name, specs)
+    scope: Dict[str, Any] = {"_MISSING": _MISSING, "_unknown": _unknown(type_name, names)}
+    params, body = [], []
+    for i, (name, factory, value) in enumerate(specs):
+        if factory is None:
+            scope[f"_v{i}"] = value
+            params.append(f"{name}=_v{i}")
+            body.append(f"    _self.{name} = {name}")
+        else:
+            scope[f"_f{i}"] = factory
+            params.append(f"{name}=_MISSING")
+            body.append(f"    _self.{name} = _f{i}() if {name} is _MISSING else {name}")
+    keywords = f"*, {', '.join(params)}, " if params else ""
+    source = f"def __init__(_self, {keywords}**_extra):\n    if _extra:\n        _unknown(_extra)\n"
+    exec(source + "\n".join(body), scope)
+    init: Callable[..., None] = scope["__init__"]
+    return init
+
+
+def _unknown(type_name: str, names: List[str]) -> Callable[[Dict[str, Any]], None]:
+    def unknown(extra: Dict[str, Any]) -> None:
+        raise TypeError(
+            f"{type_name} has no field {', '.join(sorted(extra))}; its fields are {', '.join(names)}"
+        )
+
+    return unknown
+
+
+def _loop_init(type_name: str, specs: List[Tuple[str, Any, Any]]) -> Callable[..., None]:
+    """``__init__`` for fields whose names Python cannot take as keywords
+    (``from``, ``class``...): given as ``**{"from": 1}``."""
+    names = [s[0] for s in specs]
+    unknown = _unknown(type_name, names)
 
     def __init__(self: Message, **kwargs: Any) -> None:
         for name, factory, value in specs:
@@ -148,9 +188,7 @@ def _make_init(type_name: str, specs: List[Tuple[str, Any, Any]]) -> Callable[..
                 given = factory() if factory is not None else value
             setattr(self, name, given)
         if kwargs:
-            raise TypeError(
-                f"{type_name} has no field {', '.join(sorted(kwargs))}; its fields are {', '.join(names)}"
-            )
+            unknown(kwargs)
 
     return __init__
 
