@@ -210,10 +210,20 @@ fn write(path: &Path, text: &str) -> Result<(), WriteError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         let _ = std::fs::create_dir_all(dir);
     }
-    std::fs::write(path, text).map_err(|source| WriteError::Io {
-        path: path.display().to_string(),
-        source,
-    })
+    // Beside it, then renamed over it: a run stopped while writing leaves
+    // the file it wrote before, whole.
+    let mut part = path.as_os_str().to_owned();
+    part.push(".part");
+    let part = std::path::PathBuf::from(part);
+    std::fs::write(&part, text)
+        .and_then(|()| std::fs::rename(&part, path))
+        .map_err(|source| {
+            let _ = std::fs::remove_file(&part);
+            WriteError::Io {
+                path: path.display().to_string(),
+                source,
+            }
+        })
 }
 
 /// Writes the report as JSON (records include per-message series) to

@@ -13,7 +13,9 @@ use hibari_bench::{output, plots, published, ChildCommand, Config, Machine, Repo
 /// Arguments of `hibari bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// latency, dds, scale, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python or all.
+    /// latency, dds, scale, e1-images, e3-laserscan, e5-type-adapt, e2-bridge, e4-python, several
+    /// of them separated by commas, or all. With --json or --csv, each experiment's records are
+    /// written as it finishes, so a run stopped part way keeps the experiments it finished.
     #[arg(default_value = "all")]
     experiment: String,
     /// Fewer messages and one repetition: the headline comparison in about two minutes.
@@ -153,21 +155,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     let names: Vec<&str> = if args.experiment == "all" {
         ALL.to_vec()
     } else {
-        vec![args.experiment.as_str()]
+        args.experiment.split(',').map(str::trim).collect()
     };
-    let mut steps = Vec::new();
+    let mut plans = Vec::new();
     for name in &names {
         let s = plan(name, &cfg)
             .with_context(|| format!("unknown experiment `{name}`: {} or all", ALL.join(", ")))?;
-        steps.extend(s);
+        plans.push(s);
     }
+    let steps: usize = plans.iter().map(Vec::len).sum();
     let machine = Machine::describe();
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
     eprintln!("{}", machine.line());
     eprintln!(
         "note: this machine is shared (other builds and benchmarks may run): figures are noisy"
     );
     let started = Instant::now();
-    let bar = indicatif::ProgressBar::new(steps.len() as u64);
+    let bar = indicatif::ProgressBar::new(steps as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
@@ -178,21 +182,34 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         records.extend(published::published(name));
         notes.extend(published::findings(name));
     }
-    for step in &steps {
-        bar.set_message(describe(step));
-        let (r, n) = run_step(step, &cfg);
-        for line in &n {
-            bar.println(line);
+    for (done, plan) in plans.iter().enumerate() {
+        for step in plan {
+            bar.set_message(describe(step));
+            let (r, n) = run_step(step, &cfg);
+            for line in &n {
+                bar.println(line);
+            }
+            records.extend(r);
+            notes.extend(n);
+            bar.inc(1);
         }
-        records.extend(r);
-        notes.extend(n);
-        bar.inc(1);
+        // A long run stopped part way keeps the experiments it finished:
+        // the files are written after each one (the plots at the end).
+        if done + 1 < plans.len() {
+            let mut partial = Report {
+                machine: machine.clone(),
+                command: command.clone(),
+                elapsed_s: started.elapsed().as_secs_f64(),
+                notes: notes.clone(),
+                records: records.clone(),
+            };
+            sort_records(&mut partial.records, &names);
+            save_files(&args, &partial, false)?;
+        }
     }
     hibari_bench::experiments::finish();
     bar.finish_and_clear();
-    // Measured rows first, each experiment's published rows after them.
-    records.sort_by_key(|r| (names.iter().position(|n| *n == r.experiment), r.published));
-    hibari_bench::record::set_vs_hibari(&mut records);
+    sort_records(&mut records, &names);
     let table = output::table(&records);
     say(&table);
     for h in hibari_bench::headline::headlines(&records) {
@@ -203,24 +220,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     let report = Report {
         machine,
-        command: std::env::args().collect::<Vec<_>>().join(" "),
+        command,
         elapsed_s: started.elapsed().as_secs_f64(),
         notes,
         records,
     };
     say(&format!("elapsed {:.0} s", report.elapsed_s));
-    if let Some(p) = &args.json {
-        output::write_json(p, &report)?;
-        if !json_out {
-            eprintln!("wrote {}", p.display());
-        }
-    }
-    if let Some(p) = &args.csv {
-        output::write_csv(p, &report.records)?;
-        if !csv_out {
-            eprintln!("wrote {}", p.display());
-        }
-    }
+    save_files(&args, &report, true)?;
     if let Some(dir) = &args.out {
         let files = plots::write_report(dir, &report, &table)?;
         eprintln!(
@@ -230,4 +236,57 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Measured rows first, each experiment's published rows after them, with
+/// their ratios to hibari.
+fn sort_records(records: &mut [hibari_bench::Record], names: &[&str]) {
+    records.sort_by_key(|r| (names.iter().position(|n| *n == r.experiment), r.published));
+    hibari_bench::record::set_vs_hibari(records);
+}
+
+/// Writes the JSON and CSV files asked for; `finished` false: the
+/// experiments done so far, to files only (standard output gets the whole
+/// run at its end).
+fn save_files(args: &BenchArgs, report: &Report, finished: bool) -> anyhow::Result<()> {
+    let file = |p: &Option<PathBuf>| {
+        p.clone()
+            .filter(|p| finished || p.as_path() != Path::new(output::STDOUT))
+    };
+    if let Some(p) = file(&args.json) {
+        output::write_json(&p, report)?;
+        if finished && p.as_path() != Path::new(output::STDOUT) {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    if let Some(p) = file(&args.csv) {
+        output::write_csv(&p, &report.records)?;
+        if finished && p.as_path() != Path::new(output::STDOUT) {
+            eprintln!("wrote {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{Args as _, Command};
+
+    use super::*;
+
+    #[test]
+    fn the_help_names_every_experiment() {
+        let cmd = BenchArgs::augment_args(Command::new("bench"));
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_id() == "experiment")
+            .expect("the experiment argument");
+        let help = arg.get_help().expect("its help").to_string();
+        for name in ALL.iter().chain(&["all"]) {
+            assert!(
+                help.split([',', ' ', '.']).any(|w| w == *name),
+                "`hibari bench --help` does not name {name}: {help}"
+            );
+        }
+    }
 }
