@@ -149,10 +149,8 @@ def test_user_packages_from_hibari_interface_path_become_modules(tmp_path) -> No
         except ValueError as e:
             print("refused:", e)
     """)
-    env = dict(os.environ, HIBARI_INTERFACE_PATH=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert "refused: my_msgs/msg/Reading.tag: string of 5 bytes exceeds its bound of 4" in out.stdout
+    stdout = run_with_interfaces(tmp_path, script)
+    assert "refused: my_msgs/msg/Reading.tag: string of 5 bytes exceeds its bound of 4" in stdout
 
 
 def test_fields_named_like_python_keywords_or_self_construct_and_keep_fresh_defaults(tmp_path) -> None:
@@ -180,11 +178,18 @@ def test_fields_named_like_python_keywords_or_self_construct_and_keep_fresh_defa
             except TypeError as e:
                 print("refused:", e)
     """)
-    env = dict(os.environ, HIBARI_INTERFACE_PATH=str(tmp_path))
+    stdout = run_with_interfaces(tmp_path, script)
+    assert "refused: odd_msgs/msg/Keyword has no field to; its fields are from, class, x" in stdout
+    assert "refused: odd_msgs/msg/Selfish has no field other; its fields are self, fixed, free, header" in stdout
+
+
+def run_with_interfaces(path: "os.PathLike[str]", script: str) -> str:
+    """Runs ``script`` in a Python of its own with ``HIBARI_INTERFACE_PATH``
+    set to ``path``; returns what it printed (it must succeed)."""
+    env = dict(os.environ, HIBARI_INTERFACE_PATH=str(path))
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert "refused: odd_msgs/msg/Keyword has no field to; its fields are from, class, x" in out.stdout
-    assert "refused: odd_msgs/msg/Selfish has no field other; its fields are self, fixed, free, header" in out.stdout
+    return out.stdout
 
 
 def test_hibari_distro_chooses_the_bundled_packages() -> None:
