@@ -54,6 +54,7 @@ use std::path::{Path, PathBuf};
 use crate::experiments::Config;
 use crate::record::Record;
 
+pub mod fastdds_shm;
 pub mod peer;
 pub mod ros2;
 mod run;

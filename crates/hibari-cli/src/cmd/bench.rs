@@ -7,8 +7,12 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Args;
+use hibari_bench::dds::fastdds_shm::{self, Files};
 use hibari_bench::experiments::{plan, run_step, Step};
 use hibari_bench::{output, plots, published, ChildCommand, Config, Machine, Report, ALL};
+
+/// Where Fast DDS keeps its shared memory (swept of what the peers leave).
+const SHM: &str = "/dev/shm";
 
 /// Arguments of `hibari bench`.
 #[derive(Args, Debug)]
@@ -171,6 +175,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         "note: this machine is shared (other builds and benchmarks may run): figures are noisy"
     );
     let started = Instant::now();
+    let since = std::time::SystemTime::now();
+    let mut swept = 0;
     let bar = indicatif::ProgressBar::new(steps as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
@@ -192,6 +198,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             records.extend(r);
             notes.extend(n);
             bar.inc(1);
+            swept += fastdds_shm::sweep(Path::new(SHM), since, Files::Segments).removed;
         }
         // A long run stopped part way keeps the experiments it finished:
         // the files are written after each one (the plots at the end).
@@ -209,6 +216,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     hibari_bench::experiments::finish();
     bar.finish_and_clear();
+    // The last peers' files, once their locks can tell.
+    let last = fastdds_shm::sweep(Path::new(SHM), since, Files::All);
+    swept += last.removed;
+    if last.pending > 0 {
+        std::thread::sleep(fastdds_shm::SETTLE);
+        swept += fastdds_shm::sweep(Path::new(SHM), since, Files::All).removed;
+    }
+    if swept > 0 {
+        notes.push(format!(
+            "removed {swept} files of Fast DDS shared memory that this run's ROS 2 peers left in \
+             {SHM} (no process held their locks; `fastdds shm clean` does the same)"
+        ));
+    }
     sort_records(&mut records, &names);
     let table = output::table(&records);
     say(&table);
