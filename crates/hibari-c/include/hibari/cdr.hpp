@@ -440,8 +440,16 @@ class Reader {
   template <class T, class A>
   void read_sequence(std::vector<T, A> &v, size_t bound, const char *field) {
     const size_t n = read_count(sizeof(T), bound, field);
-    v.resize(n);
-    read_elements(v.data(), n, field);
+    if constexpr (sizeof(T) == 1 && !std::is_same_v<T, bool>) {
+      // Bytes (an image's pixels) copied once, straight into the vector:
+      // resize would zero them first, a second pass over a large frame.
+      // A one-byte type may read any object's bytes.
+      const T *first = reinterpret_cast<const T *>(read_in_place<T>(n, field));
+      v.assign(first, first + n);
+    } else {
+      v.resize(n);
+      read_elements(v.data(), n, field);
+    }
   }
 
   template <class A>

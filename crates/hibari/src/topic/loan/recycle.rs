@@ -44,9 +44,10 @@ impl HeapPool {
     /// the memory cannot be had.
     pub(crate) fn take(&self, len: usize) -> Option<Vec<u8>> {
         let kept = {
+            // The buffer given back last: the likeliest still in the cache.
             let mut free = self.lock();
-            let fit = free.iter().position(|b| fits(b.capacity(), len));
-            fit.map(|i| free.swap_remove(i))
+            let fit = free.iter().rposition(|b| fits(b.capacity(), len));
+            fit.map(|i| free.remove(i))
         };
         let mut buf = kept.unwrap_or_default();
         if buf.capacity() < len {
