@@ -13,8 +13,9 @@
 //! not another ROS 2 user's) and not in the last [`SETTLE`] (a file is
 //! locked just after it is made). A segment belongs to one participant and
 //! is never opened again once its owner is gone; a port is opened by every
-//! participant that uses its number, so ports are swept only when no peer
-//! may be starting ([`Files::All`], at the end of a run).
+//! participant that uses its number, so ports are swept only when no ROS 2
+//! process may be starting ([`Files::All`]: the test command's end; `hibari
+//! bench` sweeps segments only, after each step).
 
 use std::fs::{self, File};
 use std::path::Path;

@@ -198,7 +198,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             records.extend(r);
             notes.extend(n);
             bar.inc(1);
-            swept += fastdds_shm::sweep(Path::new(SHM), since, Files::Segments).removed;
+            if cfg.peers {
+                swept += fastdds_shm::sweep(Path::new(SHM), since, Files::Segments).removed;
+            }
         }
         // A long run stopped part way keeps the experiments it finished:
         // the files are written after each one (the plots at the end).
@@ -216,18 +218,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     hibari_bench::experiments::finish();
     bar.finish_and_clear();
-    // The last peers' files, once their locks can tell.
-    let last = fastdds_shm::sweep(Path::new(SHM), since, Files::All);
-    swept += last.removed;
-    if last.pending > 0 {
-        std::thread::sleep(fastdds_shm::SETTLE);
-        swept += fastdds_shm::sweep(Path::new(SHM), since, Files::All).removed;
+    // The last peers' segments, once their locks can tell. Ports are left:
+    // another ROS 2 process may be opening one (there are a few, reused).
+    if cfg.peers {
+        let last = fastdds_shm::sweep(Path::new(SHM), since, Files::Segments);
+        swept += last.removed;
+        if last.pending > 0 {
+            std::thread::sleep(fastdds_shm::SETTLE);
+            swept += fastdds_shm::sweep(Path::new(SHM), since, Files::Segments).removed;
+        }
     }
     if swept > 0 {
-        notes.push(format!(
-            "removed {swept} files of Fast DDS shared memory that this run's ROS 2 peers left in \
-             {SHM} (no process held their locks; `fastdds shm clean` does the same)"
-        ));
+        eprintln!(
+            "removed {swept} files of Fast DDS shared memory left in {SHM} by ROS 2 processes that \
+             ended during the run (no process held their locks; `fastdds shm clean` does the same)"
+        );
     }
     sort_records(&mut records, &names);
     let table = output::table(&records);
