@@ -77,7 +77,9 @@ impl Error {
 pub(crate) type Result<T = ()> = std::result::Result<T, Error>;
 
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    // Const-initialized: the check every call makes is one load, no lazy
+    // initialization (None: no error).
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 
 /// Records `message` as this thread's last error (NULs become spaces).
@@ -85,13 +87,13 @@ pub(crate) fn set_last_error(message: &str) {
     let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
     // After the thread's locals are gone (a C++ static destructor at exit)
     // there is nowhere to keep it: the code alone tells.
-    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = text);
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = Some(text));
 }
 
 fn clear_last_error() {
     let _ = LAST_ERROR.try_with(|e| {
-        if !e.borrow().is_empty() {
-            *e.borrow_mut() = CString::default();
+        if e.borrow().is_some() {
+            *e.borrow_mut() = None;
         }
     });
 }
@@ -129,6 +131,8 @@ pub(crate) fn ffi(body: impl FnOnce() -> Result) -> hibari_ret_t {
 pub extern "C" fn hibari_last_error() -> *const c_char {
     static EMPTY: &[u8] = b"\0";
     LAST_ERROR
-        .try_with(|e| e.borrow().as_ptr())
+        .try_with(|e| e.borrow().as_ref().map(|text| text.as_ptr()))
+        .ok()
+        .flatten()
         .unwrap_or(EMPTY.as_ptr().cast())
 }

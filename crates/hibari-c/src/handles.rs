@@ -10,10 +10,12 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
-use std::thread::ThreadId;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use crate::error::{hibari_ret_t, Error, Result};
+use crate::handle_cache;
+
+pub(crate) use crate::gate::Gate;
 
 // The handles, one struct per kind so that C's compiler tells them apart
 // (written out: cbindgen does not expand macros).
@@ -194,14 +196,24 @@ fn invalid(kind: Kind, id: u64, found: Option<Kind>) -> Error {
 }
 
 /// The `kind` object `id`.
+/// This thread's recent lookups answer first (`handle_cache.rs`).
 pub(crate) fn get<T: Any + Send + Sync>(kind: Kind, id: u64) -> Result<Arc<T>> {
+    if let Some(found) = handle_cache::find(kind, id) {
+        if let Ok(object) = found.downcast::<T>() {
+            return Ok(object);
+        }
+    }
+    let at = handle_cache::epoch();
     let registry = REGISTRY.read().unwrap_or_else(PoisonError::into_inner);
     match registry.get(&id) {
-        Some(e) if e.kind == kind => e
-            .object
-            .clone()
-            .downcast::<T>()
-            .map_err(|_| invalid(kind, id, Some(e.kind))),
+        Some(e) if e.kind == kind => {
+            let object = e.object.clone();
+            drop(registry);
+            handle_cache::keep(kind, id, &object, at);
+            object
+                .downcast::<T>()
+                .map_err(|_| invalid(kind, id, Some(kind)))
+        }
         Some(e) => Err(invalid(kind, id, Some(e.kind))),
         None => Err(invalid(kind, id, None)),
     }
@@ -256,6 +268,8 @@ pub(crate) fn remove<T: Any + Send + Sync>(kind: Kind, id: u64) -> Result<Arc<T>
             .filter_map(|k| registry.remove(&k))
             .collect::<Vec<_>>()
     };
+    // No thread finds them in its cache from here on.
+    handle_cache::forget_all();
     let mut object = None;
     for entry in removed {
         if let Some(close) = &entry.close {
@@ -265,60 +279,4 @@ pub(crate) fn remove<T: Any + Send + Sync>(kind: Kind, id: u64) -> Result<Arc<T>
     }
     let object = object.expect("the entry itself is removed last");
     Ok(object.downcast::<T>().expect("its type was checked"))
-}
-
-/// Keeps callbacks of a destroyed entity from running, and makes destroy
-/// wait for one running on another thread: after `hibari_*_destroy`
-/// returns, C may free the callback's `user_data` (unless it destroyed the
-/// entity from inside that very callback: then it frees it after the
-/// callback returns). An entity's callback never overlaps itself, even in a
-/// reentrant callback group on a multi-threaded executor (hibari's
-/// executors hold each entity's callback behind a lock that a second
-/// thread does not wait for: it skips the entity), so one slot tells who
-/// runs it.
-#[derive(Default)]
-pub(crate) struct Gate {
-    state: Mutex<GateState>,
-    done: Condvar,
-}
-
-#[derive(Default)]
-struct GateState {
-    closed: bool,
-    running: Option<ThreadId>,
-}
-
-impl Gate {
-    /// Runs `f` unless the gate is closed.
-    pub fn run(&self, f: impl FnOnce()) {
-        {
-            let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            if s.closed {
-                return;
-            }
-            s.running = Some(std::thread::current().id());
-        }
-        // Marks the slot free even if `f` unwinds (a Rust panic; C cannot).
-        struct Leave<'a>(&'a Gate);
-        impl Drop for Leave<'_> {
-            fn drop(&mut self) {
-                let mut s = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
-                s.running = None;
-                self.0.done.notify_all();
-            }
-        }
-        let _leave = Leave(self);
-        f();
-    }
-}
-
-impl Close for Gate {
-    fn close(&self) {
-        let me = std::thread::current().id();
-        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        s.closed = true;
-        while s.running.is_some_and(|t| t != me) {
-            s = self.done.wait(s).unwrap_or_else(PoisonError::into_inner);
-        }
-    }
 }

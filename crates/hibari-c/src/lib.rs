@@ -40,6 +40,10 @@
 mod error;
 // The registry behind every handle.
 mod handles;
+// Each thread's recent handle lookups.
+mod handle_cache;
+// What stands before each C callback.
+mod gate;
 // Contexts.
 mod context;
 // Ctrl-C and SIGTERM: shutting every context down.

@@ -147,12 +147,40 @@ fn destroying_a_node_invalidates_the_handles_of_its_entities() {
             &mut p,
         )
     });
-    ok(hibari_node_destroy(n));
     let bytes = string_cdr("late");
     // SAFETY: `bytes` is readable.
-    let ret = unsafe { hibari_publisher_publish(p, bytes.as_ptr(), bytes.len()) };
-    assert_eq!(ret, HIBARI_ERROR_INVALID_HANDLE);
+    let publish = |p| unsafe { hibari_publisher_publish(p, bytes.as_ptr(), bytes.len()) };
+    // Published first, here and on another thread: both threads have
+    // looked the handle up (and keep the lookup, handle_cache.rs); a loan
+    // keeps the publisher itself alive past its handle.
+    ok(publish(p));
+    let mut lent = hibari_loan_t {
+        id: 0,
+        data: std::ptr::null_mut(),
+        len: 0,
+    };
+    // SAFETY: `lent` is writable.
+    ok(unsafe { hibari_publisher_loan(p, 8, &mut lent) });
+    let (go, went) = std::sync::mpsc::channel::<()>();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        // Dropped if an assertion fails: the thread then stops waiting.
+        let go = go;
+        let publish = &publish;
+        s.spawn(move || {
+            done.send(publish(p)).unwrap();
+            went.recv().unwrap();
+            done.send(publish(p)).unwrap();
+        });
+        assert_eq!(finished.recv().unwrap(), HIBARI_OK);
+        ok(hibari_node_destroy(n));
+        assert_eq!(publish(p), HIBARI_ERROR_INVALID_HANDLE);
+        go.send(()).unwrap();
+        assert_eq!(finished.recv().unwrap(), HIBARI_ERROR_INVALID_HANDLE);
+    });
     assert_eq!(hibari_publisher_destroy(p), HIBARI_ERROR_INVALID_HANDLE);
+    // SAFETY: a loan lent and not consumed.
+    ok(unsafe { hibari_loan_discard(&mut lent) });
     ok(hibari_context_destroy(ctx));
 }
 

@@ -28,8 +28,7 @@ pub use subscription::*;
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use hibari_rs::{CdrEncodeError, ForeignMessage};
 
@@ -117,9 +116,10 @@ struct CValue {
     encode: Encode,
     /// `ops.drop` for a heap object, `ops.destroy` for one in storage.
     free: Free,
-    /// What `encoded_len` said (the object does not change): a publish to
-    /// shared memory asks for the size, then encodes, which needs it again.
-    len: OnceLock<usize>,
+    /// What `encoded_len` said (the object does not change; 0: not asked
+    /// yet, as no encoding is empty): a publish to shared memory asks for
+    /// the size, then encodes, which needs it again.
+    len: AtomicUsize,
 }
 
 // SAFETY: the object is only read (by `encoded_len`, `encode` and value
@@ -160,16 +160,22 @@ impl CValue {
 
 impl ForeignMessage for CValue {
     fn encoded_len(&self) -> Result<usize, CdrEncodeError> {
-        if let Some(&n) = self.len.get() {
-            return Ok(n);
+        let known = self.len.load(Ordering::Relaxed);
+        if known != 0 {
+            return Ok(known);
         }
         // SAFETY: the caller's function for this value, which lives until
-        // `free` (which runs only when `self` is dropped).
+        // `free` (which runs only when `self` is dropped). Two threads may
+        // both ask first: the object does not change, so both store the
+        // same length.
         match unsafe { (self.encoded_len)(self.ptr()) } {
             0 => Err(CdrEncodeError::Foreign(
                 "the value's encoded_len function returned 0 (it cannot be encoded)".into(),
             )),
-            n => Ok(*self.len.get_or_init(|| n)),
+            n => {
+                self.len.store(n, Ordering::Relaxed);
+                Ok(n)
+            }
         }
     }
 

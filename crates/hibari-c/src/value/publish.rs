@@ -5,8 +5,7 @@
 use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
-use std::sync::atomic::AtomicBool;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 
 use hibari_rs::{ForeignMessage, PublishError};
 
@@ -65,7 +64,7 @@ impl Encoder {
             encoded_len: self.encoded_len,
             encode: self.encode,
             free,
-            len: OnceLock::new(),
+            len: AtomicUsize::new(0),
         }
     }
 }

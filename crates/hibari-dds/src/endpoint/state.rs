@@ -7,6 +7,7 @@
 //! the lock is released.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,10 @@ pub struct EndpointCore {
     /// What it was created for.
     pub spec: EndpointSpec,
     inner: Mutex<CoreInner>,
+    /// `inner.matched.len()`, kept beside it for readers that must not
+    /// lock: a publisher asks on every message (the fanout, whether to
+    /// encode a value now).
+    matched_now: AtomicUsize,
     /// Signalled whenever a peer matches (for [`wait_matched`](Self::wait_matched)).
     matched_cv: Condvar,
     notify: Mutex<Option<Arc<dyn Notify>>>,
@@ -35,7 +40,7 @@ pub struct EndpointCore {
 #[derive(Default)]
 pub struct CoreInner {
     /// Matched peers: their GUID and the id hibari knows them by.
-    pub matched: HashMap<GUID, EndpointId>,
+    matched: HashMap<GUID, EndpointId>,
     /// Peers on the topic that could not be matched, and why.
     pub incompatible: Vec<(GUID, EndpointId, Incompatibility)>,
     pub events: VecDeque<EndpointEvent>,
@@ -62,6 +67,7 @@ impl EndpointCore {
             guid,
             spec,
             inner: Mutex::new(CoreInner::default()),
+            matched_now: AtomicUsize::new(0),
             matched_cv: Condvar::new(),
             notify: Mutex::new(None),
         }
@@ -95,6 +101,7 @@ impl EndpointCore {
             let mut g = self.lock();
             g.incompatible.retain(|(p, _, _)| *p != peer);
             let new = g.matched.insert(peer, peer_id).is_none();
+            self.matched_now.store(g.matched.len(), Ordering::Release);
             if new {
                 g.push(EndpointEvent::Matched { peer: peer_id });
             }
@@ -130,7 +137,9 @@ impl EndpointCore {
         let gone = {
             let mut g = self.lock();
             g.incompatible.retain(|(p, _, _)| *p != peer);
-            match g.matched.remove(&peer) {
+            let removed = g.matched.remove(&peer);
+            self.matched_now.store(g.matched.len(), Ordering::Release);
+            match removed {
                 Some(id) => {
                     g.push(EndpointEvent::Unmatched { peer: id });
                     true
@@ -170,7 +179,7 @@ impl EndpointCore {
     }
 
     pub fn matched_count(&self) -> usize {
-        self.lock().matched.len()
+        self.matched_now.load(Ordering::Acquire)
     }
 
     pub fn take_event(&self) -> Option<EndpointEvent> {
