@@ -21,6 +21,9 @@
 //! forged handle is an error, not undefined behaviour. Enumerations C
 //! passes in are `int32_t`s checked against their names, because a C enum
 //! may hold any int and an out-of-range Rust enum is undefined behaviour.
+//! One `unsafe` is not about C: a loan is kept beside the `Arc` of the
+//! publisher it borrows (`loan.rs`), which a self-referencing cell would
+//! do with a box allocated per message.
 //!
 //! # Rules every function keeps
 //!

@@ -3,10 +3,9 @@
 //! in place — and sent without a copy.
 //!
 //! A loan lives in a slab (its `id`; `slab.rs`) until sent
-//! or discarded: the publisher and the bytes it lent, kept together as the
-//! Python binding keeps its loans (a self-referencing cell, no `unsafe` for
-//! the borrow). The bytes do not move while lent, so their address can be
-//! handed to C.
+//! or discarded: the publisher and the bytes it lent, kept together
+//! ([`LoanEntry`]). The bytes do not move while lent, so their address can
+//! be handed to C.
 
 use std::sync::Arc;
 
@@ -18,19 +17,54 @@ use crate::handles::hibari_publisher_t;
 use crate::publisher::{check_cdr, publisher, BytesPublisher};
 use crate::slab::Slab;
 
-type Lent<'a> = Option<PublisherLoan<'a>>;
+/// A publisher and the bytes it lent, which borrow it. The borrow is
+/// kept beside the `Arc` that owns the publisher rather than in a
+/// self-referencing cell, which would allocate a box per loan: the
+/// publisher lives in the `Arc`'s allocation, which does not move, so a
+/// borrow of it stays valid for as long as `owner` lives. `lent`'s
+/// `'static` is this file's secret: it never leaves a `LoanEntry` (callers
+/// get the bytes for as long as they borrow the entry, and `send` consumes
+/// it), and fields drop in declaration order, `lent` before `owner`.
+struct LoanEntry {
+    lent: PublisherLoan<'static>,
+    owner: Arc<BytesPublisher>,
+}
 
-self_cell::self_cell!(
-    /// A publisher and the bytes it lent (`None` once sent).
-    struct LoanCell {
-        owner: Arc<BytesPublisher>,
-        #[covariant]
-        dependent: Lent,
+impl LoanEntry {
+    /// Lends `len` bytes from `owner`.
+    fn new(owner: Arc<BytesPublisher>, len: usize) -> Result<LoanEntry> {
+        let lent = owner.loan(len).map_err(Error::other)?;
+        // SAFETY: `lent` borrows the publisher inside `owner`'s allocation,
+        // which stays where it is while `owner` (moved into the entry with
+        // it) lives; the entry drops `lent` first and never lets it out
+        // with the longer lifetime (see the struct's docs).
+        let lent =
+            unsafe { std::mem::transmute::<PublisherLoan<'_>, PublisherLoan<'static>>(lent) };
+        Ok(LoanEntry { lent, owner })
     }
-);
+
+    /// The lent bytes.
+    fn bytes(&mut self) -> &mut [u8] {
+        &mut self.lent
+    }
+
+    /// Sends the bytes, which must be CDR; the publisher is let go after.
+    fn send(self) -> Result {
+        let LoanEntry { lent, owner } = self;
+        let sent = match check_cdr(&lent, "the loan's message") {
+            Ok(()) => lent.send().map_err(|e| Error::other(e.into_reason())),
+            Err(e) => {
+                drop(lent); // unsent: its memory goes back
+                Err(e)
+            }
+        };
+        drop(owner); // only now: `lent`, gone in either arm, borrowed it
+        sent
+    }
+}
 
 /// Every loan lent and not yet consumed.
-static LOANS: Slab<LoanCell> = Slab::new();
+static LOANS: Slab<LoanEntry> = Slab::new();
 
 /// Bytes lent by a publisher: write the whole message's CDR (header
 /// included) at `data`, exactly `len` bytes, then `hibari_loan_send` it —
@@ -51,13 +85,11 @@ pub struct hibari_loan_t {
 
 /// Lends `len` bytes from `publisher` and runs `fill` on them; the loan.
 fn lend(p: Arc<BytesPublisher>, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<hibari_loan_t> {
-    let mut cell = LoanCell::try_new(p, |p| p.loan(len).map(Some)).map_err(Error::other)?;
-    let data = cell.with_dependent_mut(|_, lent| {
-        let bytes: &mut [u8] = lent.as_mut().expect("just lent");
-        fill(bytes);
-        bytes.as_mut_ptr()
-    });
-    let id = LOANS.insert(cell)?;
+    let mut entry = LoanEntry::new(p, len)?;
+    let bytes = entry.bytes();
+    fill(bytes);
+    let data = bytes.as_mut_ptr();
+    let id = LOANS.insert(entry)?;
     Ok(hibari_loan_t { id, data, len })
 }
 
@@ -141,7 +173,7 @@ pub unsafe extern "C" fn hibari_publisher_loan_with_hole(
 /// # Safety
 ///
 /// `loan` is NULL or points to a readable and writable `hibari_loan_t`.
-unsafe fn take(loan: *mut hibari_loan_t) -> Result<LoanCell> {
+unsafe fn take(loan: *mut hibari_loan_t) -> Result<LoanEntry> {
     if loan.is_null() || !loan.is_aligned() {
         return Err(Error::invalid(
             "`loan` is NULL or misaligned: pass the loan to consume",
@@ -174,12 +206,7 @@ unsafe fn take(loan: *mut hibari_loan_t) -> Result<LoanCell> {
 pub unsafe extern "C" fn hibari_loan_send(loan: *mut hibari_loan_t) -> hibari_ret_t {
     ffi(|| {
         // SAFETY: the caller's contract.
-        let mut cell = unsafe { take(loan) }?;
-        cell.with_dependent_mut(|_, lent| {
-            let loan = lent.take().expect("a loan in the registry is unsent");
-            check_cdr(&loan, "the loan's message")?;
-            loan.send().map_err(|e| Error::other(e.into_reason()))
-        })
+        unsafe { take(loan) }?.send()
     })
 }
 

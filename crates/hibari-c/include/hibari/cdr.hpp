@@ -44,6 +44,17 @@
 #include <type_traits>
 #include <vector>
 
+// The Writer's per-field steps are forced inline (GCC otherwise keeps
+// write<T> out of line, a call and two bounds checks per field); what
+// throws stays out of line.
+#if defined(__GNUC__)
+#define HIBARI_CDR_INLINE inline __attribute__((always_inline))
+#define HIBARI_CDR_COLD __attribute__((noinline, cold))
+#else
+#define HIBARI_CDR_INLINE inline
+#define HIBARI_CDR_COLD
+#endif
+
 namespace hibari::cdr {
 
 /// Bytes that are not a valid CDR payload of the requested type.
@@ -118,8 +129,7 @@ class Writer {
   Writer(uint8_t *data, size_t capacity)
       : out_(nullptr), raw_(data), capacity_(capacity), pos_(0), swap_(!detail::host_is_little_endian()) {
     const uint8_t header[header_size] = {0x00, 0x01, 0x00, 0x00};
-    std::memcpy(grow(header_size), header, header_size);
-    pos_ = header_size;
+    std::memcpy(reserve(1, header_size), header, header_size);
   }
 
   /// Bytes written (or counted) so far, header included.
@@ -147,27 +157,21 @@ class Writer {
 
   /// One primitive, aligned to its size.
   template <class T>
-  void write(T value) {
+  HIBARI_CDR_INLINE void write(T value) {
     static_assert(detail::is_primitive_v<T>, "hibari::cdr::Writer::write takes a CDR primitive");
-    align(sizeof(T));
-    if (writes()) {
+    uint8_t *at = reserve(sizeof(T), sizeof(T));
+    if (at != nullptr) {
       if (swap_ && sizeof(T) > 1) {
         detail::reverse_bytes(value);
       }
-      std::memcpy(grow(sizeof(T)), &value, sizeof(T));
+      std::memcpy(at, &value, sizeof(T));
     }
-    pos_ += sizeof(T);
   }
 
   /// A sequence count, checked against the bound.
-  void write_count(size_t count, size_t bound, const char *field) {
-    if (count > bound) {
-      throw EncodeError(detail::field_label(field) + "holds " + std::to_string(count) +
-                        " elements but its type allows at most " + std::to_string(bound));
-    }
-    if (count > std::numeric_limits<uint32_t>::max()) {
-      throw EncodeError(detail::field_label(field) + "has " + std::to_string(count) +
-                        " elements; CDR counts are 32-bit");
+  HIBARI_CDR_INLINE void write_count(size_t count, size_t bound, const char *field) {
+    if (count > bound || count > std::numeric_limits<uint32_t>::max()) {
+      count_error(count, bound, field);
     }
     write(static_cast<uint32_t>(count));
   }
@@ -182,9 +186,11 @@ class Writer {
       throw EncodeError(detail::field_label(field) + "contains a NUL byte, which CDR strings cannot carry");
     }
     write_count(s.size() + 1, unbounded, field);
-    put(s.data(), s.size());
-    const char nul = '\0';
-    put(&nul, 1);
+    uint8_t *at = reserve(1, s.size() + 1);
+    if (at != nullptr) {
+      std::memcpy(at, s.data(), s.size());
+      at[s.size()] = 0;
+    }
   }
 
   /// A wstring: count of UTF-16 code units, each as a uint32 (see the file
@@ -229,42 +235,51 @@ class Writer {
     if (n == 0) {
       return;
     }
-    align(sizeof(T));
     if constexpr (std::is_same_v<T, bool>) {
       for (size_t i = 0; i < n; ++i) {
         write(static_cast<uint8_t>(data[i] ? 1 : 0));
       }
       return;
     }
-    if (writes()) {
-      if (swap_ && sizeof(T) > 1) {
-        for (size_t i = 0; i < n; ++i) {
-          write(data[i]);
-        }
-        return;
+    if (swap_ && sizeof(T) > 1 && writes()) {
+      for (size_t i = 0; i < n; ++i) {
+        write(data[i]);
       }
-      std::memcpy(grow(n * sizeof(T)), data, n * sizeof(T));
+      return;
     }
-    pos_ += n * sizeof(T);
+    uint8_t *at = reserve(sizeof(T), n * sizeof(T));
+    if (at != nullptr) {
+      std::memcpy(at, data, n * sizeof(T));
+    }
   }
 
  private:
-  void align(size_t n) {
-    const size_t pad = (n - (pos_ - header_size) % n) % n;
-    if (pad != 0 && writes()) {
-      std::memset(grow(pad), 0, pad);
-    }
-    pos_ += pad;
-  }
-
-  void put(const void *data, size_t n) {
-    if (writes() && n != 0) {
-      std::memcpy(grow(n), data, n);
-    }
-    pos_ += n;
-  }
-
   bool writes() const { return out_ != nullptr || raw_ != nullptr; }
+
+  /// Pads to `alignment` (1, 2, 4 or 8; counted from the header's end; the
+  /// padding zeroed) and makes room for `n` bytes after it: where they go
+  /// (left as they are, for the caller to write), or nullptr when only
+  /// counting. Moves past both.
+  HIBARI_CDR_INLINE uint8_t *reserve(size_t alignment, size_t n) {
+    const size_t pad = (size_t{0} - (pos_ - header_size)) & (alignment - 1);
+    uint8_t *at = nullptr;
+    if (raw_ != nullptr) {
+      const size_t left = capacity_ - pos_;
+      if (pad > left || n > left - pad) {
+        too_small();
+      }
+      at = raw_ + pos_;
+      if (pad != 0) {
+        std::memset(at, 0, pad);
+      }
+      at += pad;
+    } else if (out_ != nullptr) {
+      out_->resize(pos_ + pad + n);  // the new bytes are zeros
+      at = out_->data() + pos_ + pad;
+    }
+    pos_ += pad + n;
+    return at;
+  }
 
   /// The hole leave_hole asked for, in place of a sequence of T.
   template <class T>
@@ -276,34 +291,25 @@ class Writer {
     if (count > (std::numeric_limits<size_t>::max() - pos_) / sizeof(T)) {
       throw EncodeError(detail::field_label(field) + "a hole of " + std::to_string(count) + " elements is too large");
     }
-    if (count != 0) {
-      align(sizeof(T));
+    if (count == 0) {
+      hole_at_ = pos_;
+      return;
     }
-    hole_at_ = pos_;
-    if (writes() && count != 0) {
-      grow(count * sizeof(T));
-    }
-    pos_ += count * sizeof(T);
+    reserve(sizeof(T), count * sizeof(T));  // the hole's bytes are the caller's to fill
+    hole_at_ = pos_ - count * sizeof(T);
   }
 
-  /// Room for `n` more bytes at the end of what is written (pos_). Called
-  /// for every field: the check stays inline, the throw out of line.
-  uint8_t *grow(size_t n) {
-    if (raw_ != nullptr) {
-      if (n > capacity_ - pos_) {
-        too_small();
-      }
-      return raw_ + pos_;
-    }
-    out_->resize(pos_ + n);
-    return out_->data() + pos_;
-  }
-
-#if defined(__GNUC__)
-  __attribute__((noinline, cold))
-#endif
-  [[noreturn]] void too_small() const {
+  [[noreturn]] HIBARI_CDR_COLD void too_small() const {
     throw EncodeError("the message needs more than the " + std::to_string(capacity_) + " bytes given to write it");
+  }
+
+  [[noreturn]] HIBARI_CDR_COLD static void count_error(size_t count, size_t bound, const char *field) {
+    if (count > bound) {
+      throw EncodeError(detail::field_label(field) + "holds " + std::to_string(count) +
+                        " elements but its type allows at most " + std::to_string(bound));
+    }
+    throw EncodeError(detail::field_label(field) + "has " + std::to_string(count) +
+                      " elements; CDR counts are 32-bit");
   }
 
   std::vector<uint8_t> *out_;

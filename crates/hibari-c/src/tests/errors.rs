@@ -161,6 +161,12 @@ fn destroying_a_node_invalidates_the_handles_of_its_entities() {
     };
     // SAFETY: `lent` is writable.
     ok(unsafe { hibari_publisher_loan(p, 8, &mut lent) });
+    let (mut not_cdr, mut cdr) = (lent, lent);
+    // SAFETY: as above.
+    ok(unsafe { hibari_publisher_loan(p, 8, &mut not_cdr) });
+    // SAFETY: as above.
+    ok(unsafe { hibari_publisher_loan(p, bytes.len(), &mut cdr) });
+    let publisher = std::sync::Arc::downgrade(&crate::publisher::publisher(p).unwrap());
     let (go, went) = std::sync::mpsc::channel::<()>();
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::scope(|s| {
@@ -179,8 +185,24 @@ fn destroying_a_node_invalidates_the_handles_of_its_entities() {
         assert_eq!(finished.recv().unwrap(), HIBARI_ERROR_INVALID_HANDLE);
     });
     assert_eq!(hibari_publisher_destroy(p), HIBARI_ERROR_INVALID_HANDLE);
-    // SAFETY: a loan lent and not consumed.
-    ok(unsafe { hibari_loan_discard(&mut lent) });
+    // The loans outlive the handle: each one goes back, sends, or is
+    // refused as it would have before. The refused one is the publisher's
+    // last owner, and the publisher is freed with it.
+    // SAFETY: loans lent and not consumed; `data` points to `len` writable
+    // bytes of each.
+    unsafe {
+        ok(hibari_loan_discard(&mut lent));
+        cdr.data
+            .copy_from_nonoverlapping(bytes.as_ptr(), bytes.len());
+        ok(hibari_loan_send(&mut cdr));
+        not_cdr.data.write_bytes(7, not_cdr.len);
+        assert_eq!(
+            hibari_loan_send(&mut not_cdr),
+            HIBARI_ERROR_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("not CDR"), "{}", last_error());
+    }
+    assert!(publisher.upgrade().is_none(), "the last loan let it go");
     ok(hibari_context_destroy(ctx));
 }
 

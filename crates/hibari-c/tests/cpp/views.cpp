@@ -12,7 +12,8 @@
 //                              ArrayView::strided (both byte orders, at an odd
 //                              address), Float64MultiArray's misaligned
 //                              doubles, an Image parsed with its pixels'
-//                              pages unreadable, refused input
+//                              pages unreadable, refused input; the
+//                              Writer's bytes, counting and errors
 // Every mode prints what it did, one line each, and exits 0 when all went well.
 #include <hibari/hibari.hpp>
 
@@ -30,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -318,6 +320,63 @@ int header_only() {
   }
   EXPECT(refused == static_cast<int>(data_at + 8));
   say("bad input refused");
+
+  // The Writer counts, appends to a vector and writes at an address alike:
+  // the same bytes (padding zeroed over whatever the memory held), the
+  // same size; what CDR cannot carry, or a buffer too small, is an
+  // EncodeError naming the field.
+  {
+    const auto fields = [](hibari::cdr::Writer &w) {
+      w.write(uint8_t{1});
+      w.write(2.0);  // after 7 bytes of padding
+      w.write_string("ab", hibari::cdr::unbounded, "s");
+      w.write_sequence(std::vector<uint16_t>{3, 4}, 2, "v");
+    };
+    std::vector<uint8_t> out;
+    hibari::cdr::Writer appending(out);
+    fields(appending);
+    uint8_t raw[64];
+    std::memset(raw, 0xaa, sizeof raw);
+    hibari::cdr::Writer at(raw, sizeof raw);
+    fields(at);
+    hibari::cdr::Writer counting;
+    fields(counting);
+    const std::vector<uint8_t> want = {0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40,
+                                       3, 0, 0, 0, 'a', 'b', 0, 0, 2, 0, 0, 0, 3, 0, 4, 0};
+    EXPECT(out == want);
+    EXPECT(at.size() == want.size() && std::equal(want.begin(), want.end(), raw));
+    EXPECT(counting.size() == want.size());
+
+    const auto refuses = [](const std::function<void(hibari::cdr::Writer &)> &write, const char *words) {
+      int seen = 0;
+      std::vector<uint8_t> vec;
+      uint8_t buf[16];
+      hibari::cdr::Writer writers[] = {hibari::cdr::Writer(), hibari::cdr::Writer(vec),
+                                       hibari::cdr::Writer(buf, sizeof buf)};
+      for (auto &w : writers) {
+        try {
+          write(w);
+        } catch (const hibari::cdr::EncodeError &e) {
+          seen += std::string(e.what()).find(words) != std::string::npos;
+        }
+      }
+      return seen;
+    };
+    EXPECT(refuses([](auto &w) { w.write_sequence(std::vector<int32_t>(3), 2, "ranges"); },
+                   "field `ranges`: holds 3 elements but its type allows at most 2") == 3);
+    EXPECT(refuses([](auto &w) { w.write_string("abcd", 3, "label"); },
+                   "field `label`: holds 4 bytes but its type allows at most 3") == 3);
+    EXPECT(refuses([](auto &w) { w.write_string(std::string("a\0b", 3), hibari::cdr::unbounded, "name"); },
+                   "field `name`: contains a NUL byte") == 3);
+    // Only the 16-byte buffer runs out: 4 (header) + 4 + 4 (padding) + 8.
+    EXPECT(refuses(
+               [](auto &w) {
+                 w.write(uint32_t{7});
+                 w.write(1.0);
+               },
+               "needs more than the 16 bytes") == 1);
+  }
+  say("encoding checked");
   say(failures == 0 ? "header-only ok" : "header-only FAILED");
   return failures == 0 ? 0 : 1;
 }
