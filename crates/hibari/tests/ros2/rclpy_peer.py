@@ -131,7 +131,7 @@ def image_talk(node, topic, count):
     """Waits for a subscriber and `go`, then publishes `count` 1080p rgb8 frames at 30 Hz
     (frame_id = sequence, pixels = pixels(seq))."""
     from sensor_msgs.msg import Image
-    pub = node.create_publisher(Image, topic, qos())
+    pub = node.create_publisher(Image, topic, qos(depth=count))  # every frame kept (topics.rs)
     spin_until(node, lambda: pub.get_subscription_count() > 0, "a subscriber")
     say("matched")
     wait_for_go()
@@ -164,7 +164,7 @@ def image_listen(node, topic, count):
         else:
             print(f"rclpy_peer: frame {seq} differs", file=sys.stderr, flush=True)
 
-    sub = node.create_subscription(Image, topic, on_image, qos())
+    sub = node.create_subscription(Image, topic, on_image, qos(depth=count))
     spin_until(node, lambda: sub.get_publisher_count() > 0, "a publisher")
     say("matched")
     end = time.monotonic() + LIMIT
