@@ -49,17 +49,15 @@ impl LoanEntry {
     }
 
     /// Sends the bytes, which must be CDR; the publisher is let go after.
+    /// Refused, the entry drops as any entry does: its memory goes back,
+    /// then the publisher (field order).
     fn send(self) -> Result {
-        let LoanEntry { lent, owner } = self;
-        let sent = match check_cdr(&lent, "the loan's message") {
-            Ok(()) => lent.send().map_err(|e| Error::other(e.into_reason())),
-            Err(e) => {
-                drop(lent); // unsent: its memory goes back
-                Err(e)
-            }
-        };
-        drop(owner); // only now: `lent`, gone in either arm, borrowed it
-        sent
+        check_cdr(&self.lent, "the loan's message")?;
+        let LoanEntry {
+            lent,
+            owner: _owner,
+        } = self; // `_owner` lives to the end
+        lent.send().map_err(|e| Error::other(e.into_reason()))
     }
 }
 
