@@ -186,6 +186,8 @@ mod sys;
 #[cfg(not(loom))]
 mod transport;
 #[cfg(not(loom))]
+mod watch;
+#[cfg(not(loom))]
 mod wlink;
 #[cfg(not(loom))]
 mod writer;

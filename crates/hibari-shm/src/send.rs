@@ -5,8 +5,9 @@
 //!    releases as long as [`WhenFull`] allows);
 //! 2. the caller fills it (encodes the message once, straight into it);
 //! 3. wait until every reliable reader's ring has room (bounded by
-//!    [`WhenFull`]); nothing is pushed before, so a failed write reaches no
-//!    reader and consumes no sequence number;
+//!    [`WhenFull`]; a full ring is watched briefly before the writer sleeps,
+//!    see [`crate::watch`]); nothing is pushed before, so a failed write
+//!    reaches no reader and consumes no sequence number;
 //! 4. push the descriptor to every reader (best-effort rings overwrite
 //!    their oldest unclaimed sample) and into the transient-local history,
 //!    signalling the eventfd of readers that armed.
@@ -155,8 +156,12 @@ impl WriterShared {
                 full.end_wait();
                 continue;
             };
-            let full = &p.links[i];
             let deadline = wait.deadline()?;
+            let full = &mut p.links[i];
+            if full.watch_for_room() {
+                continue;
+            }
+            let full = &p.links[i];
             let (free, until) = wait.room_slice(full.capacity() as u64, deadline);
             if !full.prepare_wait(free) {
                 sys::wait_readable(self.room.as_fd(), until);

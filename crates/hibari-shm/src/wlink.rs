@@ -19,6 +19,7 @@ use crate::layout::Rings;
 use crate::pool::{Chunk, Pool};
 use crate::ring::{Desc, Producer, Pushed, Reclaimer};
 use crate::sock;
+use crate::watch::RoomWatch;
 
 /// Hashes ring positions (sequential integers) cheaply.
 #[derive(Default)]
@@ -74,6 +75,8 @@ pub(crate) struct WriterLink {
     wake: OwnedFd,
     /// The peer broke the protocol: nothing more is pushed.
     pub broken: bool,
+    /// Whether watching this reader's ring for room pays.
+    watch: RoomWatch,
 }
 
 impl WriterLink {
@@ -100,6 +103,7 @@ impl WriterLink {
             segments,
             wake,
             broken: false,
+            watch: RoomWatch::default(),
         }
     }
 
@@ -107,6 +111,13 @@ impl WriterLink {
     /// takes nothing).
     pub fn has_room(&self) -> bool {
         self.broken || self.producer.has_room(&self.rings.r())
+    }
+
+    /// Watches a full ring for room before the writer sleeps (see
+    /// [`RoomWatch`]); returns whether there is room now.
+    pub fn watch_for_room(&mut self) -> bool {
+        let (broken, producer, r) = (self.broken, &self.producer, self.rings.r());
+        self.watch.watch(|| broken || producer.has_room(&r))
     }
 
     /// Whether pushing `len` more bytes would take a reliable keep-all
