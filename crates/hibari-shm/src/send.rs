@@ -156,12 +156,11 @@ impl WriterShared {
                 full.end_wait();
                 continue;
             };
+            let full = &p.links[i];
             let deadline = wait.deadline()?;
-            let full = &mut p.links[i];
             if full.watch_for_room() {
                 continue;
             }
-            let full = &p.links[i];
             let (free, until) = wait.room_slice(full.capacity() as u64, deadline);
             if !full.prepare_wait(free) {
                 sys::wait_readable(self.room.as_fd(), until);

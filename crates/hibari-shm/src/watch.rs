@@ -23,6 +23,7 @@
 //! The watch decides only when the writer sleeps, never whether a sample
 //! goes out.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 /// How long one look lasts at most: above a cross-CPU wake-up, far below
@@ -36,35 +37,37 @@ pub(crate) const MAX_SKIP: u32 = 256;
 #[derive(Debug, Default)]
 pub(crate) struct RoomWatch {
     /// Waits to go straight to sleep before the next look.
-    skip: u32,
+    skip: Cell<u32>,
     /// Looks in a row that found no room (capped).
-    misses: u32,
+    misses: Cell<u32>,
 }
 
 impl RoomWatch {
     /// Looks at `room` until it holds or [`SPIN`] passed, unless this link
     /// is skipping looks; returns whether `room` held.
-    pub fn watch(&mut self, room: impl Fn() -> bool) -> bool {
-        if self.skip > 0 {
-            self.skip -= 1;
+    pub fn watch(&self, room: impl Fn() -> bool) -> bool {
+        let skip = self.skip.get();
+        if skip > 0 {
+            self.skip.set(skip - 1);
             return room();
         }
         if spin_until(SPIN, room) {
-            self.misses = 0;
+            self.misses.set(0);
             return true;
         }
-        self.misses = (self.misses + 1).min(8);
-        self.skip = match self.misses {
+        let misses = (self.misses.get() + 1).min(8);
+        self.misses.set(misses);
+        self.skip.set(match misses {
             1 => 0,
             m => (1u32 << m).min(MAX_SKIP),
-        };
+        });
         false
     }
 
     /// Waits to skip before the next look.
     #[cfg(test)]
     pub fn skipping(&self) -> u32 {
-        self.skip
+        self.skip.get()
     }
 }
 
@@ -93,7 +96,7 @@ mod tests {
     #[test]
     fn room_that_comes_during_the_look_is_seen() {
         let looks = Cell::new(0u32);
-        let mut w = RoomWatch::default();
+        let w = RoomWatch::default();
         // Room appears at the 10th look: before the first clock reading
         // (every 16 looks), so however slowly the test runs.
         assert!(w.watch(|| {
@@ -105,7 +108,7 @@ mod tests {
     }
 
     /// Runs the waits a link skips, each finding no room; returns how many.
-    fn skip_all(w: &mut RoomWatch) -> u32 {
+    fn skip_all(w: &RoomWatch) -> u32 {
         let looks = Cell::new(0u32);
         while w.skipping() > 0 {
             // While skipping, each wait looks once and goes to sleep.
@@ -119,24 +122,24 @@ mod tests {
 
     #[test]
     fn looks_that_find_nothing_are_skipped_more_and_more_up_to_the_cap() {
-        let mut w = RoomWatch::default();
+        let w = RoomWatch::default();
         let mut skips = Vec::new();
         for _ in 0..10 {
             assert!(!w.watch(|| false));
             let n = w.skipping();
             skips.push(n);
-            assert_eq!(skip_all(&mut w), n);
+            assert_eq!(skip_all(&w), n);
         }
         assert_eq!(skips, [0, 4, 8, 16, 32, 64, 128, 256, 256, 256]);
     }
 
     #[test]
     fn a_look_that_finds_room_starts_the_backoff_over() {
-        let mut w = RoomWatch::default();
+        let w = RoomWatch::default();
         for expected in [0, 4, 8] {
             assert!(!w.watch(|| false));
             assert_eq!(w.skipping(), expected);
-            skip_all(&mut w);
+            skip_all(&w);
         }
         assert!(w.watch(|| true));
         assert!(!w.watch(|| false));
@@ -147,7 +150,7 @@ mod tests {
 
     #[test]
     fn a_skipped_wait_still_reports_room_that_is_there() {
-        let mut w = RoomWatch::default();
+        let w = RoomWatch::default();
         assert!(!w.watch(|| false));
         assert!(!w.watch(|| false));
         assert_eq!(w.skipping(), 4);

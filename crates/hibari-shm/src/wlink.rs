@@ -115,9 +115,8 @@ impl WriterLink {
 
     /// Watches a full ring for room before the writer sleeps (see
     /// [`RoomWatch`]); returns whether there is room now.
-    pub fn watch_for_room(&mut self) -> bool {
-        let (broken, producer, r) = (self.broken, &self.producer, self.rings.r());
-        self.watch.watch(|| broken || producer.has_room(&r))
+    pub fn watch_for_room(&self) -> bool {
+        self.watch.watch(|| self.has_room())
     }
 
     /// Whether pushing `len` more bytes would take a reliable keep-all
